@@ -1,0 +1,5 @@
+import sys
+
+from cribcam.cli import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""Cribbage rules engine: cards, show and pegging scoring, statistics. Pure Python, no I/O."""

@@ -1,0 +1,228 @@
+"""`cribcam score`, `cribcam peg` and `cribcam stats`: the rules engine on the command line.
+
+The JSON-lines modes are the machine interface other tools (and the web API) rely on: one
+output line per input line, in order, and a bad line answers `{"error": ...}` without
+stopping the rest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Iterable
+from typing import Any, TextIO
+
+from scorer import advice_cli
+from scorer.cards import parse_card, parse_cards
+from scorer.errors import CribbageError
+from scorer.pegging import Pegging
+from scorer.show import Show, score_show
+from scorer.stats import Distribution, show_distribution
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    score = commands.add_parser("score", help="count a hand or crib with the starter")
+    score.add_argument("cards", nargs="*", help="the 4 cards of the hand (3 in five-card)")
+    score.add_argument("--starter", help="the starter (cut) card")
+    score.add_argument("--crib", action="store_true", help="count as the crib (5-card flush only)")
+    score.add_argument("--json", action="store_true", help="print one JSON object")
+    score.add_argument(
+        "--jsonl", action="store_true", help="read JSON lines on stdin, answer one line each"
+    )
+    score.set_defaults(run=run_score)
+
+    peg = commands.add_parser("peg", help="score the play (pegging) from JSON lines on stdin")
+    peg.add_argument("--jsonl", action="store_true", help="answer one JSON line per input line")
+    peg.set_defaults(run=run_peg)
+
+    stats = commands.add_parser("stats", help="exact distribution of all 12,994,800 shows")
+    stats.add_argument("--crib", action="store_true", help="score every deal as a crib")
+    stats.add_argument("--json", action="store_true", help="print the table as JSON")
+    stats.add_argument("--plot", metavar="FILE", help="also write a PNG bar chart")
+    stats.set_defaults(run=run_stats)
+
+    advice_cli.register(commands)
+
+
+# -- score --------------------------------------------------------------------------------
+def score_request(request: Any) -> dict[str, Any]:
+    """Answer one `score --jsonl` request: ``{"hand": [...], "starter": "5C", "crib": false}``."""
+    if not isinstance(request, dict):
+        raise CribbageError(f"expected a JSON object, got {request!r}")
+    unknown = set(request) - {"hand", "starter", "crib"}
+    if unknown:
+        raise CribbageError(f"unknown field(s): {', '.join(sorted(unknown))}")
+    hand, starter, crib = request.get("hand"), request.get("starter"), request.get("crib", False)
+    if not isinstance(hand, list) or not all(isinstance(card, str) for card in hand):
+        raise CribbageError(f"'hand' must be a list of card strings, got {hand!r}")
+    if not isinstance(starter, str):
+        raise CribbageError(f"'starter' must be a card string, got {starter!r}")
+    if not isinstance(crib, bool):
+        raise CribbageError(f"'crib' must be true or false, got {crib!r}")
+    show = score_show(parse_cards(hand), parse_card(starter), crib=crib)
+    return {"total": show.total, "breakdown": show.breakdown()}
+
+
+def show_to_json(show: Show) -> dict[str, Any]:
+    """The full count: total, breakdown, items and the spoken cadence."""
+    return {
+        "hand": [str(card) for card in show.hand],
+        "starter": str(show.starter),
+        "crib": show.crib,
+        "total": show.total,
+        "breakdown": show.breakdown(),
+        "items": [
+            {"kind": item.kind.value, "name": item.name,
+             "cards": [str(card) for card in item.cards], "points": item.points}
+            for item in show.items
+        ],
+        "spoken": show.spoken(),
+    }  # fmt: skip
+
+
+def run_score(args: argparse.Namespace) -> int:
+    if args.jsonl:
+        return answer_lines(sys.stdin, sys.stdout, score_request)
+    if args.starter is None or not args.cards:
+        raise CribbageError("give the hand's cards and --starter CARD (or use --jsonl)")
+    cards = parse_cards(args.cards)
+    show = score_show(cards, parse_card(args.starter), crib=args.crib)
+    if args.json:
+        print(json.dumps(show_to_json(show)))
+    else:
+        print(show)
+        print(f"  said: {show.spoken()}")
+    return 0
+
+
+# -- peg ----------------------------------------------------------------------------------
+def peg_request(request: Any) -> dict[str, Any]:
+    """Answer one `peg --jsonl` request (see the README for the format)."""
+    if not isinstance(request, dict):
+        raise CribbageError(f"expected a JSON object, got {request!r}")
+    unknown = set(request) - {"players", "dealer", "hands", "plays", "single_count"}
+    if unknown:
+        raise CribbageError(f"unknown field(s): {', '.join(sorted(unknown))}")
+    players, dealer = request.get("players"), request.get("dealer")
+    if not isinstance(players, int) or not isinstance(dealer, int):
+        raise CribbageError("'players' and 'dealer' must be integers")
+    hands = request.get("hands")
+    if hands is not None and (
+        not isinstance(hands, list) or not all(isinstance(hand, list) for hand in hands)
+    ):
+        raise CribbageError(f"'hands' must be a list of lists of cards, got {hands!r}")
+    plays = request.get("plays")
+    if not isinstance(plays, list):
+        raise CribbageError(f"'plays' must be a list of [seat, card] pairs, got {plays!r}")
+    pegging = Pegging(
+        players,
+        dealer,
+        None if hands is None else [parse_cards(hand) for hand in hands],
+        single_count=bool(request.get("single_count", False)),
+    )
+    points: list[int] = []
+    for number, step in enumerate(plays, start=1):
+        if not (isinstance(step, list) and len(step) == 2 and isinstance(step[0], int)
+                and isinstance(step[1], str)):  # fmt: skip
+            raise CribbageError(f"play {number}: expected [seat, card], got {step!r}")
+        seat, text = step
+        try:
+            if text.strip().lower() == "go":
+                pegging.go(seat)
+            else:
+                points.append(sum(item.points for item in pegging.play(seat, parse_card(text))))
+        except CribbageError as error:
+            raise CribbageError(f"play {number} {step!r}: {error}") from None
+    return {
+        "plays": points,
+        "totals": pegging.scores(),
+        "finished": pegging.finished,
+        "events": [event.to_json() for event in pegging.events],
+    }
+
+
+def run_peg(args: argparse.Namespace) -> int:
+    if args.jsonl:
+        return answer_lines(sys.stdin, sys.stdout, peg_request)
+    for line in _non_blank(sys.stdin):
+        try:
+            answer = peg_request(json.loads(line))
+        except (CribbageError, ValueError) as error:
+            print(f"error: {error}")
+            continue
+        for event in answer["events"]:
+            print(_describe_event(event))
+        print("totals: " + ", ".join(f"seat {s} {p}" for s, p in enumerate(answer["totals"])))
+    return 0
+
+
+def _describe_event(event: dict[str, Any]) -> str:
+    items = ", ".join(f"{item['name']} for {item['points']}" for item in event["items"])
+    if event["action"] == "play":
+        text = f"seat {event['seat']} plays {event['card']}: {event['count']}"
+    else:
+        text = f"seat {event['seat']}: {event['action']}"
+    return f"{text} ({items})" if items else text
+
+
+# -- stats --------------------------------------------------------------------------------
+def run_stats(args: argparse.Namespace) -> int:
+    distribution = show_distribution(crib=args.crib)
+    if args.json:
+        data = distribution.to_json()
+        del data["crib"]
+        print(json.dumps(data))
+    else:
+        print(_format_distribution(distribution))
+    if args.plot:
+        plot_distribution(distribution, args.plot)
+    return 0
+
+
+def _format_distribution(distribution: Distribution) -> str:
+    what = "cribs" if distribution.crib else "hands"
+    lines = [f"{what}: {distribution.count:,} deals, mean {distribution.mean:.4f}", "points  deals"]
+    lines += [f"{points:>6}  {n:>10,}" for points, n in enumerate(distribution.histogram)]
+    return "\n".join(lines)
+
+
+def plot_distribution(distribution: Distribution, path: str) -> None:
+    """A PNG bar chart of the distribution (matplotlib, no display needed)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(10, 4.5))
+    axes.bar(range(len(distribution.histogram)), distribution.histogram, color="#2e7d32")
+    axes.set_xlabel("points")
+    axes.set_ylabel("deals")
+    axes.set_xticks(range(len(distribution.histogram)))
+    what = "crib" if distribution.crib else "hand"
+    axes.set_title(
+        f"Cribbage {what} scores over all {distribution.count:,} deals "
+        f"(mean {distribution.mean:.3f})"
+    )
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+
+
+# -- shared -------------------------------------------------------------------------------
+def _non_blank(stream: Iterable[str]) -> Iterable[str]:
+    return (line for line in stream if line.strip())
+
+
+def answer_lines(source: TextIO, sink: TextIO, answer: Callable[[Any], dict[str, Any]]) -> int:
+    """Answer each JSON line of `source` with one JSON line on `sink`; errors stay per line."""
+    for line in _non_blank(source):
+        try:
+            result = answer(json.loads(line))
+        except json.JSONDecodeError as error:
+            result = {"error": f"not valid JSON: {error}"}
+        except CribbageError as error:
+            result = {"error": str(error)}
+        sink.write(json.dumps(result) + "\n")
+        sink.flush()
+    return 0
