@@ -14,29 +14,30 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from scorer.advice import DealRules, Role, Variant, advise
+from scorer.advice import Role, advise
+from scorer.settings import Settings, Variant
 
 RUNS = 7
 CASES = [
-    ("two players, six-card", "5H 5D JC 6S 9H QD", DealRules()),
-    ("two players, five-card", "5H 5D JC 6S 9H", DealRules(variant=Variant.FIVE)),
-    ("three players", "5H 5D JC 6S 9H", DealRules(players=3)),
-    ("four players", "5H 5D JC 6S 9H", DealRules(players=4)),
+    ("two players, six-card", "5H 5D JC 6S 9H QD", Settings()),
+    ("two players, five-card", "5H 5D JC 6S 9H", Settings(variant=Variant.FIVE_CARD)),
+    ("three players", "5H 5D JC 6S 9H", Settings(players=3)),
+    ("four players", "5H 5D JC 6S 9H", Settings(players=4)),
 ]
 
 
-def seconds(cards: list[str], rules: DealRules) -> float:
+def seconds(cards: list[str], settings: Settings) -> float:
     start = time.perf_counter()
-    advise(cards, role=Role.DEALER, rules=rules)
+    advise(cards, role=Role.DEALER, settings=settings)
     return time.perf_counter() - start
 
 
 def main() -> None:
-    for name, text, rules in CASES:
+    for name, text, settings in CASES:
         cards = text.split()
-        cold = seconds(cards, rules)
-        warm = statistics.median(seconds(cards, rules) for _ in range(RUNS))
-        advice = advise(cards, rules=rules)
+        cold = seconds(cards, settings)
+        warm = statistics.median(seconds(cards, settings) for _ in range(RUNS))
+        advice = advise(cards, settings=settings)
         print(
             f"{name:<24} {text:<18} {len(advice.options):2d} discards x "
             f"{advice.crib_deals:>7,} crib deals: median {warm * 1000:7.1f} ms "

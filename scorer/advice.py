@@ -36,28 +36,21 @@ import numpy.typing as npt
 from scorer.cards import DECK, Card, format_cards, parse_cards
 from scorer.errors import CribbageError, InvalidHandError
 from scorer.ranktable import KEY_BASE, rank_points_by_sorted_key
+from scorer.settings import Settings, Variant
 from scorer.show import score_show
 
 __all__ = [
     "Advice",
-    "DealRules",
     "DiscardOption",
     "Role",
-    "Variant",
     "advise",
+    "describe_game",
 ]
 
 _IntArray = npt.NDArray[np.int64]
 _RANKS = 13
 _JACK = 11
 _FLUSH_POINTS = 5  # a crib flush counts only with all five cards one suit
-
-
-class Variant(enum.StrEnum):
-    """Two-player deal size: standard six-card cribbage or the older five-card game."""
-
-    SIX = "six"
-    FIVE = "five"
 
 
 class Role(enum.StrEnum):
@@ -68,50 +61,16 @@ class Role(enum.StrEnum):
     PONE = "pone"  # an opponent deals
 
 
-@dataclass(frozen=True)
-class DealRules:
-    """The form of the game, which fixes how many cards are dealt, kept and laid away.
+def describe_game(settings: Settings) -> str:
+    """'two players, six-card cribbage', 'three players', ..."""
+    if settings.players == 2:
+        return f"two players, {settings.variant.value} cribbage"
+    return f"{'three' if settings.players == 3 else 'four'} players"
 
-    The crib always holds four cards; those the advised player does not lay away are unknown
-    (opponents', the partner's, or in three-player one dealt straight from the pack).
 
-    >>> DealRules(players=3).dealt, DealRules(players=3).discards, DealRules(players=3).unknown
-    (5, 1, 3)
-    """
-
-    players: int = 2
-    variant: Variant = Variant.SIX
-
-    def __post_init__(self) -> None:
-        if self.players not in (2, 3, 4):
-            raise CribbageError(f"cribbage is for 2, 3 or 4 players, not {self.players}")
-        if self.variant is Variant.FIVE and self.players != 2:
-            raise CribbageError("five-card cribbage is a two-player game")
-
-    @property
-    def dealt(self) -> int:
-        """Cards dealt to each player: 6 in two-player six-card cribbage, otherwise 5."""
-        return 6 if self.players == 2 and self.variant is Variant.SIX else 5
-
-    @property
-    def discards(self) -> int:
-        """Cards each player lays away: 2 with two players, 1 with three or four."""
-        return 2 if self.players == 2 else 1
-
-    @property
-    def kept(self) -> int:
-        """Cards left in the hand for the show: 4, or 3 in five-card cribbage."""
-        return self.dealt - self.discards
-
-    @property
-    def unknown(self) -> int:
-        """Crib cards the advised player does not know."""
-        return 4 - self.discards
-
-    def describe(self) -> str:
-        if self.players == 2:
-            return f"two players, {self.variant.value}-card cribbage"
-        return f"{'three' if self.players == 3 else 'four'} players"
+def unknown_crib_cards(settings: Settings) -> int:
+    """Crib cards the advised player does not know: the crib holds 4, they lay some away."""
+    return 4 - settings.discards_per_player
 
 
 @dataclass(frozen=True)
@@ -145,7 +104,7 @@ class Advice:
     """Every discard of a dealt hand, best net first, with what was enumerated to get there."""
 
     dealt: tuple[Card, ...]
-    rules: DealRules
+    settings: Settings
     role: Role
     options: tuple[DiscardOption, ...]
     starters: int  # possible starters, for the hand
@@ -163,8 +122,8 @@ class Advice:
     def to_json(self) -> dict[str, object]:
         return {
             "dealt": [str(c) for c in self.dealt],
-            "players": self.rules.players,
-            "variant": self.rules.variant.value,
+            "players": self.settings.players,
+            "variant": self.settings.variant.value,
             "role": self.role.value,
             "crib_sign": self.crib_sign,
             "starters": self.starters,
@@ -179,7 +138,7 @@ def advise(
     dealt: Sequence[Card | str],
     *,
     role: Role = Role.DEALER,
-    rules: DealRules | None = None,
+    settings: Settings | None = None,
 ) -> Advice:
     """Rank every discard of `dealt` by net expected points (hand ± crib), best first.
 
@@ -187,18 +146,20 @@ def advise(
     Raises a `CribbageError` for text that is not a card, a card given twice, a hand of the
     wrong size for the game, or a role the game does not have.
     """
-    rules = rules or DealRules()
+    settings = settings or Settings()
     cards = tuple(parse_cards(dealt))
-    _check(cards, rules, role)
+    _check(cards, settings, role)
     sign = -1 if role is Role.PONE else 1
 
     held = {card.deck_index for card in cards}
     unseen = np.array([i for i in range(52) if i not in held], dtype=np.int64)
-    deals = _CribDeals(unseen, rules.unknown)
+    deals = _CribDeals(unseen, unknown_crib_cards(settings))
     starters = [DECK[i] for i in unseen.tolist()]
 
     scored: list[tuple[float, float, int, DiscardOption]] = []
-    for order, discard_at in enumerate(itertools.combinations(range(len(cards)), rules.discards)):
+    for order, discard_at in enumerate(
+        itertools.combinations(range(len(cards)), settings.discards_per_player)
+    ):
         discard = tuple(cards[i] for i in discard_at)
         keep = tuple(card for i, card in enumerate(cards) if i not in discard_at)
         hand = [score_show(keep, starter).total for starter in starters]
@@ -210,7 +171,7 @@ def advise(
     scored.sort(key=lambda entry: entry[:3])
     return Advice(
         dealt=cards,
-        rules=rules,
+        settings=settings,
         role=role,
         options=tuple(entry[3] for entry in scored),
         starters=len(starters),
@@ -218,16 +179,16 @@ def advise(
     )
 
 
-def _check(cards: tuple[Card, ...], rules: DealRules, role: Role) -> None:
-    if len(cards) != rules.dealt:
+def _check(cards: tuple[Card, ...], settings: Settings, role: Role) -> None:
+    if len(cards) != settings.dealt_per_player:
         hint = ""
-        if rules.players == 2 and rules.variant is Variant.SIX and len(cards) == 5:
-            hint = " (five-card cribbage is --variant five; three or four players, --players)"
+        if settings.players == 2 and settings.variant is Variant.SIX_CARD and len(cards) == 5:
+            hint = " (five-card cribbage is --variant five-card; three or four players, --players)"
         raise InvalidHandError(
-            f"{rules.describe()} deals {rules.dealt} cards, got {len(cards)}: "
+            f"{describe_game(settings)} deals {settings.dealt_per_player} cards, got {len(cards)}: "
             f"{format_cards(cards)}{hint}"
         )
-    if role is Role.PARTNER and rules.players != 4:
+    if role is Role.PARTNER and settings.players != 4:
         raise CribbageError("only four-player cribbage has partners")
 
 

@@ -7,11 +7,12 @@ import json
 import re
 import sys
 
-from scorer.advice import Advice, DealRules, Role, Variant, advise
+from scorer.advice import Advice, Role, advise, describe_game, unknown_crib_cards
 from scorer.cards import format_cards
 from scorer.errors import CribbageError
+from scorer.settings import Settings, Variant
 
-#: Exit status for input the rules engine refuses, as argparse uses for bad usage.
+#: Exit status for input the settings engine refuses, as argparse uses for bad usage.
 EXIT_BAD_INPUT = 2
 
 
@@ -54,7 +55,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument(
         "--variant",
         choices=[v.value for v in Variant],
-        default=Variant.SIX.value,
+        default=Variant.SIX_CARD.value,
         help="two players: six-card (default) or five-card cribbage",
     )
     parser.add_argument("--json", action="store_true", help="print a JSON object")
@@ -65,8 +66,8 @@ def run(args: argparse.Namespace) -> int:
     """Print the advice; refused input gets one line on stderr and exit status 2."""
     cards = [text for arg in args.cards for text in re.split(r"[\s,]+", arg) if text]
     try:
-        rules = DealRules(players=args.players, variant=Variant(args.variant))
-        advice = advise(cards, role=args.role, rules=rules)
+        settings = Settings(players=args.players, variant=Variant(args.variant))
+        advice = advise(cards, role=args.role, settings=settings)
     except CribbageError as error:
         print(f"cribcam advise: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -84,9 +85,9 @@ def render(advice: Advice) -> str:
         Role.PARTNER: "your partner deals: net = hand + crib",
         Role.PONE: "an opponent deals: net = hand - crib",
     }[advice.role]
-    unknown = advice.rules.unknown
+    unknown = unknown_crib_cards(advice.settings)
     lines = [
-        f"{format_cards(advice.dealt)} ({advice.rules.describe()}; {owner})",
+        f"{format_cards(advice.dealt)} ({describe_game(advice.settings)}; {owner})",
         f"hand over {advice.starters} starters; crib over {advice.crib_deals:,} deals of "
         f"{unknown} unknown crib cards and the starter",
         "",

@@ -17,6 +17,7 @@ from scorer import advice_cli
 from scorer.cards import parse_card, parse_cards
 from scorer.errors import CribbageError
 from scorer.pegging import Pegging
+from scorer.replay import format_event, replay, replay_report
 from scorer.show import Show, score_show
 from scorer.stats import Distribution, show_distribution
 
@@ -41,6 +42,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     stats.add_argument("--json", action="store_true", help="print the table as JSON")
     stats.add_argument("--plot", metavar="FILE", help="also write a PNG bar chart")
     stats.set_defaults(run=run_stats)
+
+    replay = commands.add_parser("replay", help="score a complete recorded game (JSON file)")
+    replay.add_argument("file", help="the recorded game; see the README for the format")
+    replay.add_argument("--json", action="store_true", help="print the report as JSON")
+    replay.set_defaults(run=run_replay)
 
     advice_cli.register(commands)
 
@@ -164,6 +170,32 @@ def _describe_event(event: dict[str, Any]) -> str:
     else:
         text = f"seat {event['seat']}: {event['action']}"
     return f"{text} ({items})" if items else text
+
+
+# -- replay -------------------------------------------------------------------------------
+def run_replay(args: argparse.Namespace) -> int:
+    try:
+        with open(args.file, encoding="utf-8") as source:
+            data = json.load(source)
+    except OSError as error:
+        raise CribbageError(f"cannot read {args.file}: {error.strerror}") from None
+    except json.JSONDecodeError as error:
+        raise CribbageError(f"{args.file} is not valid JSON: {error}") from None
+    game = replay(data)
+    report = replay_report(game)
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    for event, line in zip(game.events, report["events"], strict=True):
+        print(format_event(event, line["scores"]))
+    outcome = game.outcome
+    if outcome is None:
+        print(f"not finished: {'-'.join(map(str, game.scores))}")
+    else:
+        skunks = ", ".join(f"side {s} {level.name.lower()}" for s, level in outcome.skunks.items())
+        print(f"side {outcome.winner} wins {'-'.join(map(str, outcome.scores))} ({skunks}); "
+              f"match points {list(outcome.match_points)}")  # fmt: skip
+    return 0
 
 
 # -- stats --------------------------------------------------------------------------------

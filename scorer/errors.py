@@ -19,3 +19,7 @@ class InvalidHandError(CribbageError):
 
 class IllegalPlayError(CribbageError):
     """A pegging action the rules forbid: out of turn, past 31, a card not held, a renege."""
+
+
+class GameError(CribbageError):
+    """An action that does not fit the game's phase or state."""

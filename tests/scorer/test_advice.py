@@ -17,10 +17,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorer.advice import Advice, DealRules, DiscardOption, Role, Variant, advise
+from scorer.advice import Advice, DiscardOption, Role, advise
 from scorer.advice_cli import register
 from scorer.cards import DECK, Card, parse_cards
 from scorer.errors import CribbageError, DuplicateCardError, InvalidCardError, InvalidHandError
+from scorer.settings import Settings, Variant
 from scorer.show import score_show
 
 
@@ -91,8 +92,8 @@ def test_expected_crib_matches_brute_force(dealt: str, discard: str) -> None:
 
 
 def test_five_card_variant_keeps_three_and_matches_brute_force() -> None:
-    rules = DealRules(players=2, variant=Variant.FIVE)
-    advice = advise(deal("JS 5S 5C 9S 4S"), rules=rules, role=Role.PONE)
+    settings = Settings(players=2, variant=Variant.FIVE_CARD)
+    advice = advise(deal("JS 5S 5C 9S 4S"), settings=settings, role=Role.PONE)
     assert len(advice.options) == math.comb(5, 2)
     assert all(len(o.keep) == 3 and len(o.discard) == 2 for o in advice.options)
     assert (advice.starters, advice.crib_deals) == (47, math.comb(47, 2) * 45)
@@ -105,7 +106,7 @@ def test_five_card_variant_keeps_three_and_matches_brute_force() -> None:
 def test_three_players_crib_with_three_unknown_cards_matches_brute_force() -> None:
     # 713,460 score_show calls: the one slow test (a few seconds), kept because the
     # three-unknown-card path is otherwise unchecked.
-    advice = advise(deal("JD 5C 10H 4D 7S"), rules=DealRules(players=3))
+    advice = advise(deal("JD 5C 10H 4D 7S"), settings=Settings(players=3))
     assert len(advice.options) == 5
     assert advice.crib_deals == math.comb(47, 3) * 44
     check_hands(advice)
@@ -140,9 +141,9 @@ def test_pone_subtracts_the_crib_and_can_change_the_choice() -> None:
 
 
 def test_four_players_partner_owns_the_crib_too() -> None:
-    rules = DealRules(players=4)
-    partner = advise(deal("5H 5D JC 6S 9H"), rules=rules, role=Role.PARTNER)
-    dealer = advise(deal("5H 5D JC 6S 9H"), rules=rules, role=Role.DEALER)
+    settings = Settings(players=4)
+    partner = advise(deal("5H 5D JC 6S 9H"), settings=settings, role=Role.PARTNER)
+    dealer = advise(deal("5H 5D JC 6S 9H"), settings=settings, role=Role.DEALER)
     assert partner.crib_sign == 1
     assert [o.net for o in partner.options] == [o.net for o in dealer.options]
 
@@ -154,28 +155,28 @@ def test_hand_figures_on_random_deals(dealt: list[Card]) -> None:
 
 
 @pytest.mark.parametrize(
-    ("cards", "rules", "role", "error"),
+    ("cards", "settings", "role", "error"),
     [
-        ("5H 5D JC 6S 9H", DealRules(), Role.DEALER, InvalidHandError),
-        ("5H 5D JC 6S 9H QD 2C", DealRules(), Role.DEALER, InvalidHandError),
-        ("5H 5D JC 6S 9H QD", DealRules(players=3), Role.DEALER, InvalidHandError),
-        ("5H 5D JC 6S 5H QD", DealRules(), Role.DEALER, DuplicateCardError),
-        ("5H 5D JC 6S 9X QD", DealRules(), Role.DEALER, InvalidCardError),
-        ("5H 5D JC 6S 9H QD", DealRules(), Role.PARTNER, CribbageError),
+        ("5H 5D JC 6S 9H", Settings(), Role.DEALER, InvalidHandError),
+        ("5H 5D JC 6S 9H QD 2C", Settings(), Role.DEALER, InvalidHandError),
+        ("5H 5D JC 6S 9H QD", Settings(players=3), Role.DEALER, InvalidHandError),
+        ("5H 5D JC 6S 5H QD", Settings(), Role.DEALER, DuplicateCardError),
+        ("5H 5D JC 6S 9X QD", Settings(), Role.DEALER, InvalidCardError),
+        ("5H 5D JC 6S 9H QD", Settings(), Role.PARTNER, CribbageError),
     ],
 )
 def test_bad_input_is_a_domain_error(
-    cards: str, rules: DealRules, role: Role, error: type[CribbageError]
+    cards: str, settings: Settings, role: Role, error: type[CribbageError]
 ) -> None:
     with pytest.raises(error):
-        advise(cards.split(), rules=rules, role=role)
+        advise(cards.split(), settings=settings, role=role)
 
 
 def test_impossible_games_are_refused() -> None:
     with pytest.raises(CribbageError):
-        DealRules(players=3, variant=Variant.FIVE)
+        Settings(players=3, variant=Variant.FIVE_CARD)
     with pytest.raises(CribbageError):
-        DealRules(players=5)
+        Settings(players=5)
 
 
 def run_cli(argv: list[str]) -> int:
@@ -203,7 +204,7 @@ def test_cli_json_lists_the_options_ranked(capsys: pytest.CaptureFixture[str]) -
 
 
 def test_cli_table_and_variant_options(capsys: pytest.CaptureFixture[str]) -> None:
-    assert run_cli(["5H,5D,JC,6S,9H", "--variant", "five"]) == 0
+    assert run_cli(["5H,5D,JC,6S,9H", "--variant", "five-card"]) == 0
     out = capsys.readouterr().out
     assert "five-card" in out
     rows = [line for line in out.splitlines() if line[:2].strip().isdigit()]
@@ -216,7 +217,10 @@ def test_cli_table_and_variant_options(capsys: pytest.CaptureFixture[str]) -> No
         (["5H", "5D", "JC", "6S", "9H"], "deals 6 cards, got 5"),
         (["5H", "5D", "JC", "6S", "9H", "5D"], "5D appears twice"),
         (["5H", "5D", "JC", "6S", "9H", "ZZ"], "'ZZ' is not a card"),
-        (["5H", "5D", "JC", "6S", "9H", "--players", "3", "--variant", "five"], "two-player"),
+        (
+            ["5H", "5D", "JC", "6S", "9H", "--players", "3", "--variant", "five-card"],
+            "for two players",
+        ),
         (["5H", "5D", "JC", "6S", "9H", "QD", "--partner"], "partners"),
     ],
 )

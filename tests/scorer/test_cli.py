@@ -124,3 +124,23 @@ def test_help_lists_the_subcommands(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     for command in ("score", "peg", "stats"):
         assert command in out
+
+
+def test_replay_prints_events_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    example = str(Path(__file__).parent.parent / "data" / "game_two_players.json")
+    code, out, _ = run_cli(capsys, "replay", example)
+    assert code == 0 and "muggins +2" in out and out.strip().endswith("not finished: 40-20")
+    code, out, _ = run_cli(capsys, "replay", example, "--json")
+    report = json.loads(out)
+    assert report["scores"] == [40, 20] and report["events"][-1]["scores"] == [40, 20]
+
+
+def test_replay_of_a_bad_file_is_a_clean_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"first_dealer": 0, "deals": [{"hands": [["5H"], ["5H"]]}]}')
+    code, out, err = run_cli(capsys, "replay", str(bad))
+    assert code == 2 and out == "" and err.startswith("cribcam replay: error: deal 1:")
+    code, _, err = run_cli(capsys, "replay", str(tmp_path / "missing.json"))
+    assert code == 2 and "cannot read" in err

@@ -1,0 +1,160 @@
+"""Scoring a complete recorded game from a JSON file (`cribcam replay GAME.json`).
+
+The file gives the settings, the first dealer (or the cut for deal) and, per deal, the hands as
+dealt, the discards, the starter, the cards in the order played and, optionally, each claim
+and muggins call. See the README for the format; `tests/data/game_two_players.json` is an
+example. Errors name the deal and the card.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scorer.cards import Card, parse_card, parse_cards
+from scorer.errors import CribbageError, GameError
+from scorer.events import Event
+from scorer.game import Game, Phase
+from scorer.settings import Settings
+
+
+class ReplayError(CribbageError):
+    """A recorded game that cannot be replayed: the message names the deal and the problem."""
+
+
+def replay(data: Any) -> Game:
+    """Play the recorded game through the engine and return it, finished or not."""
+    if not isinstance(data, dict):
+        raise ReplayError(f"a recorded game is a JSON object, got {type(data).__name__}")
+    unknown = set(data) - {"settings", "players", "first_dealer", "cut", "deals"}
+    if unknown:
+        raise ReplayError(f"unknown field(s): {', '.join(sorted(unknown))}")
+    settings = Settings.from_json(data.get("settings", {}))
+    first = data.get("first_dealer")
+    if first is not None and type(first) is not int:
+        raise ReplayError(f"first_dealer must be a seat number, got {first!r}")
+    game = Game(settings, first_dealer=first)
+    if first is None:
+        cut = data.get("cut")
+        if not isinstance(cut, list):
+            raise ReplayError("give 'first_dealer' or the 'cut' for deal")
+        game.cut_for_deal(_cards(cut, "cut"))
+    deals = data.get("deals", [])
+    if not isinstance(deals, list):
+        raise ReplayError("'deals' must be a list")
+    for number, deal in enumerate(deals, start=1):
+        if game.phase is Phase.OVER:
+            break
+        try:
+            _replay_deal(game, deal)
+        except ReplayError:
+            raise
+        except CribbageError as error:
+            text = str(error)
+            raise ReplayError(
+                text if text.startswith("deal ") else f"deal {number}: {text}"
+            ) from None
+    return game
+
+
+def _cards(value: Any, what: str) -> list[Card]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ReplayError(f"{what} must be a list of cards, got {value!r}")
+    return parse_cards(value)
+
+
+def _replay_deal(game: Game, deal: Any) -> None:
+    if not isinstance(deal, dict):
+        raise GameError(f"a deal must be an object, got {deal!r}")
+    unknown = set(deal) - {"hands", "crib_card", "discards", "starter", "plays", "shows"}
+    if unknown:
+        raise GameError(f"unknown field(s): {', '.join(sorted(unknown))}")
+    hands = deal.get("hands")
+    if not isinstance(hands, list):
+        raise GameError("'hands' must list each seat's cards as dealt")
+    dealt = [_cards(hand, "a hand") for hand in hands]
+    crib_card = deal.get("crib_card")
+    game.deal(dealt, None if crib_card is None else parse_card(crib_card))
+    discards = deal.get("discards")
+    if not isinstance(discards, list) or len(discards) != game.players:
+        raise GameError(f"'discards' must list {game.players} seats' discards")
+    for seat, cards in enumerate(discards):
+        game.discard(seat, _cards(cards, "a discard"))
+    starter = deal.get("starter")
+    if not isinstance(starter, str):
+        raise GameError(f"'starter' must be a card, got {starter!r}")
+    game.cut_starter(parse_card(starter))
+    holder = {card: seat for seat, hand in enumerate(dealt) for card in hand}
+    for entry in deal.get("plays", []):
+        if game.phase is not Phase.PLAY:
+            break
+        _replay_play(game, entry, holder)
+    shows = deal.get("shows", [])
+    if not isinstance(shows, list):
+        raise GameError("'shows' must be a list in counting order")
+    while (nxt := game.next_show()) is not None:
+        index = game.show_order().index(nxt)
+        _replay_show(game, shows[index] if index < len(shows) else {})
+
+
+def _replay_play(game: Game, entry: Any, holder: dict[Card, int]) -> None:
+    claim = None
+    muggins = None
+    if isinstance(entry, dict):
+        claim, muggins = entry.get("claim"), entry.get("muggins")
+        entry = entry.get("card")
+    if isinstance(entry, list) and len(entry) == 2:
+        seat, card = entry[0], parse_card(entry[1])
+    elif isinstance(entry, str):
+        card = parse_card(entry)
+        if card not in holder:
+            raise GameError(f"{card} was not dealt to anyone")
+        seat = holder[card]
+    else:
+        raise GameError(f"a play is a card, [seat, card] or an object, got {entry!r}")
+    game.play(seat, card, claim=_claim(claim))
+    _replay_muggins(game, muggins)
+
+
+def _replay_show(game: Game, entry: Any) -> None:
+    if not isinstance(entry, dict):
+        raise GameError(f'a show entry is an object like {{"claim": 8}}, got {entry!r}')
+    game.show(claim=_claim(entry.get("claim")))
+    _replay_muggins(game, entry.get("muggins"))
+
+
+def _claim(value: Any) -> int | None:
+    if value is not None and (type(value) is not int or value < 0):
+        raise GameError(f"a claim is a number of points, got {value!r}")
+    return value
+
+
+def _replay_muggins(game: Game, call: Any) -> None:
+    if call is None:
+        return
+    if not isinstance(call, dict) or type(call.get("by")) is not int:
+        raise GameError(f'muggins is {{"by": seat, "points": n}}, got {call!r}')
+    points = call.get("points")
+    if type(points) is not int:
+        raise GameError(f"muggins points must be a number, got {points!r}")
+    game.muggins(call["by"], points)
+
+
+def replay_report(game: Game) -> dict[str, Any]:
+    """Every event with the running scores after it, and the outcome."""
+    running = [0] * game.settings.sides
+    lines = []
+    for event in game.events:
+        if event.seat is not None and not event.for_interest:
+            side = game.settings.side_of(event.seat)
+            running[side] = max(running[side] + event.points, 0)
+        lines.append({**event.to_json(), "scores": list(running)})
+    return {
+        "events": lines,
+        "scores": list(game.scores),
+        "finished": game.outcome is not None,
+        "outcome": None if game.outcome is None else game.outcome.to_json(),
+    }
+
+
+def format_event(event: Event, scores: list[int]) -> str:
+    return f"{event}  [{'-'.join(map(str, scores))}]"
