@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from cribcam import __version__
 from scorer import cli as scorer_cli
 from scorer.errors import CribbageError
+from vision import cli as vision_cli
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -19,6 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"cribcam {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     scorer_cli.register(commands)
+    vision_cli.register(commands)
     return parser
 
 

@@ -1,0 +1,167 @@
+"""Synthetic scenes: deterministic, labels on the glyphs, covered corners unlabelled.
+
+Uses only the committed small deck (tests/vision/fixtures/deck-standard): no apt needed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.cardart import CLASS_ID, CLASSES, DeckArt, check_face, load_deck
+from vision.synth import (
+    Deck,
+    Placement,
+    Scene,
+    SynthConfig,
+    _affine,
+    generate,
+    load_decks,
+    make_scene,
+    scene_rng,
+)
+
+FIXTURE = Path(__file__).parent / "fixtures" / "deck-standard"
+CLEAN = SynthConfig(size=320, effects=False, perspective=False, board=0.0)
+
+
+@pytest.fixture(scope="module")
+def decks() -> list[Deck]:
+    return load_decks([FIXTURE])
+
+
+def _single(decks: list[Deck], code: str, centre: tuple[float, float], height: float,
+            angle: float) -> Scene:
+    p = Placement(0, code, True, _affine(decks[0].size, centre, height, angle))
+    return make_scene(decks, scene_rng(0, 0), CLEAN, placements=[p])
+
+
+def _ink(img: np.ndarray) -> np.ndarray:
+    """Card ink on white paper: clearly darker or clearly coloured pixels."""
+    f = img.astype(int)
+    return (f.min(axis=2) < 150) | (f.max(axis=2) - f.min(axis=2) > 80)
+
+
+def _box_px(label: tuple[int, float, float, float, float], s: int) -> tuple[int, ...]:
+    _, x, y, w, h = label
+    return (round((x - w / 2) * s), round((y - h / 2) * s), round((x + w / 2) * s),
+            round((y + h / 2) * s))
+
+
+def test_fixture_deck_is_complete() -> None:
+    art, faces = load_deck(FIXTURE)
+    assert art.ok and set(art.boxes) == set(CLASSES) and len(faces) == 52
+    assert 0.65 < art.size[0] / art.size[1] < 0.78
+
+
+def test_stored_boxes_pass_face_checks() -> None:
+    """The committed boxes sit in the corners, upright and glyph-sized."""
+    art, faces = load_deck(FIXTURE)
+    for code in CLASSES:
+        assert check_face(code, faces[code], art.boxes[code]) == []
+
+
+def test_deterministic_by_seed(decks: list[Deck]) -> None:
+    cfg = SynthConfig(size=256)
+    a = make_scene(decks, scene_rng(7, 3), cfg)
+    b = make_scene(decks, scene_rng(7, 3), cfg)
+    c = make_scene(decks, scene_rng(8, 3), cfg)
+    assert np.array_equal(a.image, b.image) and a.labels == b.labels and a.cards == b.cards
+    assert not np.array_equal(a.image, c.image)
+
+
+def test_generate_writes_same_files_twice(tmp_path: Path) -> None:
+    for run in ("one", "two"):
+        generate(tmp_path / run, 3, seed=5, deck_dirs=[FIXTURE], cfg=SynthConfig(size=256),
+                 progress=False)
+    names = sorted(p.name for p in (tmp_path / "one" / "labels").iterdir())
+    assert len(names) == 3
+    for sub in ("labels", "meta", "images"):
+        for n in sorted(p.name for p in (tmp_path / "one" / sub).iterdir()):
+            assert (tmp_path / "one" / sub / n).read_bytes() == (
+                tmp_path / "two" / sub / n).read_bytes()
+    meta = json.loads(next((tmp_path / "one" / "meta").iterdir()).read_text())
+    assert all(len(c["corners"]) == 4 for c in meta["cards"])
+    assert (tmp_path / "one" / "classes.txt").read_text().split() == list(CLASSES)
+
+
+@pytest.mark.parametrize("angle", [0.0, 0.4, math.pi / 2, 2.5, math.pi])
+def test_labels_sit_on_the_glyphs(decks: list[Deck], angle: float) -> None:
+    """A lone clean card: each label box is tight around ink, with paper just outside."""
+    sc = _single(decks, "AD", (160, 160), 200, angle)
+    assert len(sc.labels) == 2 and {lab[0] for lab in sc.labels} == {CLASS_ID["AD"]}
+    card = np.zeros(sc.image.shape[:2], np.uint8)
+    cv2.fillPoly(card, [np.round(sc.cards[0]["corners"]).astype(np.int32)], 1)
+    card = cv2.erode(card, np.ones((9, 9), np.uint8)).astype(bool)  # drop the outline
+    raw = _ink(sc.image)
+    ink = raw & card
+    for lab in sc.labels:
+        x0, y0, x1, y1 = _box_px(lab, 320)
+        inside = raw[y0:y1, x0:x1]
+        assert inside.mean() > 0.15, "label box should be mostly on the glyph's ink"
+        # ink reaches within 4 px of all four sides (tight box; rotation adds anti-aliasing)
+        assert inside[:4].any() and inside[-4:].any()
+        assert inside[:, :4].any() and inside[:, -4:].any()
+        # a ring 2-4 px outside the box, on the card, is almost all paper
+        ring = np.zeros_like(ink)
+        ring[y0 - 4 : y1 + 4, x0 - 4 : x1 + 4] = True
+        ring[y0 - 2 : y1 + 2, x0 - 2 : x1 + 2] = False
+        ring &= card
+        assert ring.sum() > 20 and ink[ring].mean() < 0.1
+
+
+def test_label_matches_known_box_upright(decks: list[Deck]) -> None:
+    """Without rotation the label is the stored deck box scaled to the card's placement."""
+    art = DeckArt.from_json(json.loads((FIXTURE / "boxes.json").read_text()))
+    w, h = art.size
+    scale = 240 / h
+    sc = _single(decks, "10S", (160, 160), 240, 0.0)
+    x_off, y_off = 160 - w * scale / 2, 160 - h * scale / 2
+    got = sorted(_box_px(lab, 320) for lab in sc.labels)
+    want = sorted(
+        tuple(round(v) for v in (b[0] * scale + x_off, b[1] * scale + y_off,
+                                 b[2] * scale + x_off, b[3] * scale + y_off))
+        for b in art.boxes["10S"].values()
+    )
+    assert np.abs(np.subtract(got, want)).max() <= 3
+
+
+def test_covered_corner_is_not_labelled(decks: list[Deck]) -> None:
+    """A second card laid over the first card's bottom-right corner hides that index."""
+    size = decks[0].size
+    under = Placement(0, "5D", True, _affine(size, (140, 140), 180, 0.0))
+    over = Placement(0, "KC", True, _affine(size, (210, 220), 180, 0.0))
+    sc = make_scene(decks, scene_rng(0, 0), CLEAN, placements=[under, over])
+    assert sc.cards[0]["labelled"] == ["tl"]
+    assert sorted(sc.cards[1]["labelled"]) == ["br", "tl"]
+    assert sorted(lab[0] for lab in sc.labels) == sorted(
+        [CLASS_ID["5D"], CLASS_ID["KC"], CLASS_ID["KC"]])
+
+
+def test_face_down_and_off_image_cards_unlabelled(decks: list[Deck]) -> None:
+    size = decks[0].size
+    down = Placement(0, "AH", False, _affine(size, (100, 160), 150, 0.0))
+    gone = Placement(0, "2H", True, _affine(size, (900, 900), 150, 0.0))
+    sc = make_scene(decks, scene_rng(0, 0), CLEAN, placements=[down, gone])
+    assert sc.labels == []
+
+
+def test_random_scenes_have_valid_labels(decks: list[Deck]) -> None:
+    total = 0
+    for i in range(6):
+        sc = make_scene(decks, scene_rng(11, i), SynthConfig(size=320))
+        assert sc.image.shape == (320, 320, 3)
+        for c, x, y, w, h in sc.labels:
+            assert 0 <= c < 52
+            assert 0 < w <= 1 and 0 < h <= 1
+            assert x - w / 2 + 1e-6 >= 0 and x + w / 2 <= 1 + 1e-6
+            assert y - h / 2 + 1e-6 >= 0 and y + h / 2 <= 1 + 1e-6
+        labelled = sum(len(card["labelled"]) for card in sc.cards)
+        assert labelled == len(sc.labels)
+        total += len(sc.labels)
+    assert total > 0

@@ -1,0 +1,67 @@
+"""`cribcam cardart` and `cribcam synth`: render the deck art, generate synthetic scenes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+DEFAULT_ART = Path("datasets/cardart")
+DECKS_CONFIG = Path(__file__).resolve().parent.parent / "datasets" / "decks.json"
+
+
+def held_out(config: Path = DECKS_CONFIG) -> set[str]:
+    """Deck designs kept out of training (for testing transfer to unseen designs)."""
+    if not config.exists():
+        return set()
+    return set(json.loads(config.read_text()).get("held_out", []))
+
+
+def _run_cardart(args: argparse.Namespace) -> int:
+    from vision.cardart import render_all
+
+    result = render_all(args.out_dir, args.decks or None, height=args.height)
+    for name, art in result.items():
+        status = "ok" if art.ok else f"FAILED ({len(art.problems)}: {'; '.join(art.problems[:3])})"
+        print(f"{name}: {status}")
+    return 0 if any(a.ok for a in result.values()) else 1
+
+
+def _run_synth(args: argparse.Namespace) -> int:
+    from vision.cardart import iter_deck_dirs
+    from vision.synth import SynthConfig, generate
+
+    dirs = list(iter_deck_dirs(args.art))
+    if args.decks:
+        dirs = [d for d in dirs if d.name in set(args.decks)]
+    elif not args.include_held_out:
+        skip = held_out()
+        dirs = [d for d in dirs if d.name not in skip]
+    if not dirs:
+        print(f"no usable decks in {args.art}: run `cribcam cardart {args.art}` first")
+        return 1
+    print("decks:", ", ".join(d.name for d in dirs))
+    boxes = generate(args.out_dir, args.count, args.seed, dirs, SynthConfig(size=args.size),
+                     start=args.start)
+    print(f"{args.count} scenes, {boxes} labelled corner indices -> {args.out_dir}")
+    return 0
+
+
+def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add the vision subcommands to the `cribcam` parser."""
+    p = commands.add_parser("cardart", help="render the installed SVG card decks to PNG faces")
+    p.add_argument("out_dir", nargs="?", type=Path, default=DEFAULT_ART)
+    p.add_argument("--decks", nargs="*", help="deck names (default: all installed)")
+    p.add_argument("--height", type=int, default=350, help="face height in px")
+    p.set_defaults(run=_run_cardart)
+
+    s = commands.add_parser("synth", help="generate synthetic table scenes with YOLO labels")
+    s.add_argument("out_dir", type=Path)
+    s.add_argument("--count", type=int, default=100)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--start", type=int, default=0, help="first scene index (to extend a set)")
+    s.add_argument("--size", type=int, default=640)
+    s.add_argument("--art", type=Path, default=DEFAULT_ART, help="rendered decks folder")
+    s.add_argument("--decks", nargs="*", help="only these decks (may include held-out ones)")
+    s.add_argument("--include-held-out", action="store_true")
+    s.set_defaults(run=_run_synth)
