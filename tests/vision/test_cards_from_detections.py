@@ -1,0 +1,101 @@
+"""Pairing corner indices into cards, and identity conflicts."""
+
+from __future__ import annotations
+
+import pytest
+
+from scorer.cards import parse_card
+from tests.vision.tabletop import card_detections, row_detections, table, without_corners
+from vision.cards_from_detections import PairingConfig, cards_from_detections
+from vision.detections import Detections
+
+
+def test_two_corners_make_one_card_at_its_centre() -> None:
+    seen = cards_from_detections(table([card_detections("7H", (300, 200), score=0.8)]))
+    assert [str(c.card) for c in seen.cards] == ["7H"] and not seen.conflicts
+    card = seen.cards[0]
+    assert card.corners_seen == 2
+    assert card.centre == pytest.approx((300, 200))
+    assert card.confidence == pytest.approx(1 - 0.2 * 0.2)
+    assert card.glyph_size == pytest.approx(20)
+    x1, y1, x2, y2 = card.box
+    assert x1 < 300 - 30 and x2 > 300 + 30 and y1 < 200 - 45 and y2 > 200 + 45
+
+
+@pytest.mark.parametrize("rotation", [0, 1, 2, 3])
+def test_pairs_at_any_rotation_and_scale(rotation: int) -> None:
+    d = table([
+        card_detections("AS", (200, 200), 12, rotation=rotation),
+        card_detections("AD", (500, 300), 40, rotation=rotation),
+    ])  # fmt: skip
+    seen = cards_from_detections(d)
+    assert {str(c.card): c.corners_seen for c in seen.cards} == {"AS": 2, "AD": 2}
+
+
+def test_fanned_hand_is_seen_by_one_corner_per_card() -> None:
+    seen = cards_from_detections(table([row_detections(["2C", "3C", "4C", "5C"], (300, 400))]))
+    assert [c.corners_seen for c in sorted(seen.cards, key=lambda c: c.card)] == [1, 1, 1, 2]
+    assert not seen.conflicts
+
+
+def test_orientation_places_a_lone_corner_at_the_card_centre() -> None:
+    for rotation in range(4):
+        d = card_detections("9S", (400, 300), rotation=rotation, corners="br")
+        (card,) = cards_from_detections(d).cards
+        assert card.centre == pytest.approx((400, 300), abs=0.01)
+        (card,) = cards_from_detections(without_corners(d)).cards
+        assert card.centre != pytest.approx((400, 300), abs=10)  # only the index centre
+
+
+def test_same_card_far_apart_is_a_conflict_not_two_cards() -> None:
+    d = table([card_detections("QH", (200, 200)), card_detections("QH", (800, 500))])
+    seen = cards_from_detections(d)
+    assert seen.cards == ()
+    (conflict,) = seen.conflicts
+    assert conflict.card == parse_card("QH") and len(conflict.places) == 2
+    assert len(conflict.detections) == 4
+
+
+def test_whole_card_wins_over_a_stray_index_but_is_reported() -> None:
+    d = table([card_detections("QH", (200, 200)), card_detections("QH", (800, 500), corners="tl")])
+    seen = cards_from_detections(d)
+    assert [str(c.card) for c in seen.cards] == ["QH"]
+    assert seen.cards[0].centre == pytest.approx((200, 200))
+    assert len(seen.conflicts) == 1 and "whole card" in seen.conflicts[0].reason
+
+
+def test_two_lone_indices_too_close_or_far_for_one_card_conflict() -> None:
+    near = table([card_detections("8D", (200, 200), corners="tl"),
+                  card_detections("8D", (240, 200), corners="tl")])  # fmt: skip
+    assert len(cards_from_detections(near).conflicts) == 1
+    assert cards_from_detections(near).cards == ()
+
+
+def test_duplicate_readings_of_one_glyph_are_merged() -> None:
+    d = table([card_detections("6H", (300, 300), score=0.9)])
+    misread = Detections(d.boxes[:1] + 1, [0.5], [d.class_ids[0] + 3])  # 9H at the same spot
+    echo = Detections(d.boxes[:1] + 3, [0.6], d.class_ids[:1])  # same class, shifted box
+    seen = cards_from_detections(Detections.concatenate([d, misread, echo]))
+    assert [str(c.card) for c in seen.cards] == ["6H"] and not seen.conflicts
+    assert seen.cards[0].corners_seen == 2
+
+
+def test_low_scores_and_unknown_classes_are_set_aside() -> None:
+    d = table([card_detections("6H", (300, 300), score=0.1)])
+    assert cards_from_detections(d).cards == ()
+    assert cards_from_detections(d, PairingConfig(min_score=0.05)).cards != ()
+    unknown = card_detections("6H", (300, 300), class_id=-1)
+    seen = cards_from_detections(unknown)
+    assert seen.cards == () and len(seen.unread) == 2
+
+
+def test_glyphs_of_very_different_size_are_not_one_card() -> None:
+    small = card_detections("JC", (200, 200), 10, corners="tl")
+    big = card_detections("JC", (200, 200), 40, corners="br")
+    seen = cards_from_detections(table([small, big]))
+    assert seen.cards == () and len(seen.conflicts) == 1
+
+
+def test_empty_frame() -> None:
+    seen = cards_from_detections(Detections.empty())
+    assert seen.cards == () and seen.conflicts == () and seen.by_card() == {}

@@ -1,0 +1,195 @@
+"""Turn corner-index detections into physical cards.
+
+The detector sees printed corner indices, and a card carries two of them in opposite corners.
+Counting boxes would count most cards twice, so this module pairs them: two indices of the same
+identity at a plausible distance (a card is about 5–7 index heights tall, so its two index
+centres lie about 5.7 index heights apart) are one card. A card seen by one corner only
+(fanned hand, overlapping row) is still one card. A deck holds each card once, so the same
+identity seen at places that cannot be one card is a `Conflict` to report, never two cards.
+
+>>> from vision.detections import Detections
+>>> boxes = [[100, 100, 112, 120], [147, 182, 159, 202], [400, 100, 412, 120]]
+>>> seen = cards_from_detections(Detections(boxes, [0.9, 0.8, 0.7], [4, 4, 30]))
+>>> [(str(c.card), len(c.detections), c.centre) for c in seen.cards]
+[('5H', 1, (406.0, 110.0)), ('5C', 2, (129.5, 151.0))]
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from scorer.cards import Card
+from vision.detections import CORNER_UNKNOWN, Detections, card_of_class
+
+Box = tuple[float, float, float, float]
+Point = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class PairingConfig:
+    """Thresholds, in glyph sizes (the longer side of an index box) unless said otherwise."""
+
+    #: Detections below this score are ignored.
+    min_score: float = 0.25
+    #: Boxes overlapping more than this (IoU) are one glyph read twice: the best score wins.
+    nms_iou: float = 0.5
+    #: Same-identity boxes closer than this are one glyph too.
+    same_glyph: float = 0.75
+    #: Two indices of one card are this far apart, centre to centre (nominal, min, max).
+    pair_nominal: float = 5.7
+    pair_min: float = 2.5
+    pair_max: float = 9.0
+    #: The two indices of one card differ in size by at most this factor (perspective).
+    size_ratio: float = 2.0
+    #: Offset from an upright index's centre to its card's centre (used when only one corner
+    #: is seen and the detector reports its orientation).
+    centre_offset: Point = (1.65, 2.35)
+
+
+@dataclass(frozen=True, eq=False)
+class SeenCard:
+    """One physical card in one frame: its identity and where it lies."""
+
+    card: Card
+    #: 0..1; two agreeing corners give ``1 - (1 - s1)(1 - s2)``.
+    confidence: float
+    #: Box covering the corner indices it was seen by (not the whole card when one corner).
+    box: Box
+    #: The card's centre: exact from two corners, estimated (or the index centre) from one.
+    centre: Point
+    #: Mean index size in pixels: the yardstick for every distance downstream.
+    glyph_size: float
+    detections: Detections = field(repr=False)
+
+    @property
+    def corners_seen(self) -> int:
+        return len(self.detections)
+
+
+@dataclass(frozen=True, eq=False)
+class Conflict:
+    """One card identity seen at places that cannot all be the same card."""
+
+    card: Card
+    #: Centre of each sighting (a paired card or a lone index).
+    places: tuple[Point, ...]
+    detections: Detections = field(repr=False)
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class FrameCards:
+    """The cards of one frame, the identity conflicts, and the boxes whose class is unknown."""
+
+    cards: tuple[SeenCard, ...] = ()
+    conflicts: tuple[Conflict, ...] = ()
+    unread: Detections = field(default_factory=Detections.empty, repr=False, compare=False)
+
+    def by_card(self) -> dict[Card, SeenCard]:
+        return {seen.card: seen for seen in self.cards}
+
+
+def cards_from_detections(
+    detections: Detections, config: PairingConfig = PairingConfig()
+) -> FrameCards:
+    """Group the corner indices of one frame into cards; report impossible duplicates."""
+    kept = _suppress_duplicates(detections[detections.scores >= config.min_score], config)
+    known = kept[kept.class_ids >= 0]
+    cards: list[SeenCard] = []
+    conflicts: list[Conflict] = []
+    for class_id in np.unique(known.class_ids).tolist():
+        same = known[known.class_ids == class_id]
+        card = card_of_class(class_id)
+        groups = _pair(same, config)
+        sightings = [_seen(card, same[g], config) for g in groups]
+        if len(sightings) == 1:
+            cards.append(sightings[0])
+            continue
+        pairs = [s for s in sightings if s.corners_seen == 2]
+        if len(pairs) == 1:
+            cards.append(pairs[0])
+            reason = f"{card} seen as a whole card and again {len(sightings) - 1} time(s) elsewhere"
+        else:
+            reason = f"{card} seen at {len(sightings)} places that cannot be one card"
+        conflicts.append(Conflict(card, tuple(s.centre for s in sightings), same, reason))
+    cards.sort(key=lambda s: (s.centre[1], s.centre[0]))
+    return FrameCards(tuple(cards), tuple(conflicts), kept[kept.class_ids < 0])
+
+
+def _suppress_duplicates(d: Detections, config: PairingConfig) -> Detections:
+    """Keep one reading per glyph: overlapping boxes of any class, or near boxes of one class."""
+    order = np.argsort(-d.scores, kind="stable")
+    centres, sizes = d.centres, d.sizes
+    keep: list[int] = []
+    for i in order.tolist():
+        duplicate = False
+        for j in keep:
+            if _iou(d.boxes[i], d.boxes[j]) > config.nms_iou:
+                duplicate = True
+            elif d.class_ids[i] == d.class_ids[j]:
+                dist = float(np.hypot(*(centres[i] - centres[j])))
+                duplicate = dist < config.same_glyph * float(sizes[i] + sizes[j]) / 2
+            if duplicate:
+                break
+        if not duplicate:
+            keep.append(i)
+    return d[np.asarray(sorted(keep), np.int64)]
+
+
+def _iou(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32]) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return 0.0
+    inter = float(w * h)
+    union = float((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1])) - inter
+    return inter / union
+
+
+def _pair(same: Detections, config: PairingConfig) -> list[list[int]]:
+    """Split one identity's glyphs into plausible cards: pairs best-first, then singles."""
+    n = len(same)
+    centres, sizes = same.centres, same.sizes
+    candidates: list[tuple[float, int, int]] = []
+    for i in range(n):
+        for j in range(i + 1, n):
+            si, sj = float(sizes[i]), float(sizes[j])
+            if max(si, sj) > config.size_ratio * min(si, sj):
+                continue
+            if same.corners is not None:
+                ci, cj = int(same.corners[i]), int(same.corners[j])
+                if CORNER_UNKNOWN not in (ci, cj) and (ci - cj) % 4 != 2:
+                    continue  # the two indices of a card are printed upside down to each other
+            dist = float(np.hypot(*(centres[i] - centres[j]))) / ((si + sj) / 2)
+            if config.pair_min <= dist <= config.pair_max:
+                candidates.append((abs(math.log(dist / config.pair_nominal)), i, j))
+    used: set[int] = set()
+    groups: list[list[int]] = []
+    for _, i, j in sorted(candidates):
+        if i not in used and j not in used:
+            used.update((i, j))
+            groups.append([i, j])
+    groups.extend([i] for i in range(n) if i not in used)
+    return groups
+
+
+def _seen(card: Card, d: Detections, config: PairingConfig) -> SeenCard:
+    x1, y1 = (float(v) for v in d.boxes[:, :2].min(axis=0))
+    x2, y2 = (float(v) for v in d.boxes[:, 2:].max(axis=0))
+    size = float(d.sizes.mean())
+    centres = d.centres
+    cx, cy = (float(v) for v in centres.mean(axis=0))
+    if len(d) == 1:
+        confidence = float(d.scores[0])
+        if d.corners is not None and d.corners[0] != CORNER_UNKNOWN:
+            dx, dy = config.centre_offset
+            for _ in range(int(d.corners[0])):
+                dx, dy = -dy, dx  # rotate the offset 90° clockwise (image y points down)
+            cx, cy = cx + dx * size, cy + dy * size
+    else:
+        confidence = 1.0 - float(np.prod(1.0 - d.scores.astype(np.float64)))
+    return SeenCard(card, confidence, (x1, y1, x2, y2), (cx, cy), size, d)

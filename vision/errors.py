@@ -1,0 +1,29 @@
+"""Domain errors of the vision pipeline; each message names the offending input.
+
+They are separate from `scorer.errors` because a bad camera frame or a malformed detection is
+not a rules violation: the app reports it and carries on with the next frame.
+"""
+
+
+class VisionError(Exception):
+    """Base of every vision error."""
+
+
+class InvalidDetectionsError(VisionError, ValueError):
+    """Detection arrays or label text that do not describe well-formed corner-index boxes."""
+
+
+class InvalidLayoutError(VisionError, ValueError):
+    """A table layout that cannot be played: unknown, repeated or too few/many seats."""
+
+
+class BadImageError(VisionError, ValueError):
+    """Bytes or a file that do not decode to an image."""
+
+
+class SourceError(VisionError):
+    """A frame source that cannot deliver frames (missing file, unplugged camera, stream down)."""
+
+
+class SourceOpenError(SourceError):
+    """A frame source that cannot be opened at all: nothing to reconnect to."""
