@@ -10,6 +10,9 @@ from cribcam import __version__
 from scorer import cli as scorer_cli
 from scorer.errors import CribbageError
 from vision import cli as vision_cli
+from vision import detect_cli
+from vision.errors import VisionError
+from webui import cli as webui_cli
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,6 +24,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     scorer_cli.register(commands)
     vision_cli.register(commands)
+    detect_cli.register(commands)
+    webui_cli.register(commands)
     return parser
 
 
@@ -29,7 +34,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         result: int = args.run(args)
-    except CribbageError as error:
+    except (CribbageError, VisionError) as error:
         print(f"cribcam {args.command}: error: {error}", file=sys.stderr)
         return 2
     return result

@@ -1,0 +1,79 @@
+"""The page in a real browser (Debian's Chromium through Playwright; `.ci/run` installs it):
+start a game from the home page, play with the card picker, and watch a second page of the
+same game follow live."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright import sync_api
+
+from tests.webui.test_serve import Server
+
+CHROMIUM = os.environ.get("CRIBCAM_CHROMIUM", "/usr/bin/chromium")
+assert Path(CHROMIUM).exists(), f"no Chromium at {CHROMIUM}: apt-get install chromium"
+
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    running = Server(tmp_path / "games.sqlite3", tmp_path / "data")
+    yield running
+    running.stop()
+
+
+def test_play_from_the_page_and_a_second_page_follows(server: Server) -> None:
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            errors: list[str] = []
+            page = browser.new_page(viewport={"width": 420, "height": 900})
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto(server.url + "/")
+            page.fill("input[name=names]", "Ann, Bob")
+            page.click("button[type=submit]")
+            page.wait_for_url("**/games/*")
+            page.get_by_role("button", name="Bob deals").click()
+            page.get_by_role("button", name="Dealt (hands stay hidden)").click()
+            page.get_by_role("button", name="Ann: laid away").click()
+            page.get_by_role("button", name="Bob: laid away").click()
+            page.click("#picker button[data-card=JS]")
+            page.click("#picker-ok")
+            page.wait_for_selector("text=His heels: Bob pegs 2")
+
+            watcher = browser.new_page(viewport={"width": 420, "height": 900})
+            watcher.goto(page.url)
+            watcher.wait_for_selector("#live.on")
+
+            page.click("#picker button[data-card='7H']")
+            page.click("#picker-ok")
+            page.wait_for_function("document.getElementById('count').textContent === '7'")
+            page.click("#picker button[data-card='8D']")
+            page.fill("#claim", "1")  # a short claim: 15 for 2
+            page.click("#picker-ok")
+            watcher.wait_for_function(
+                "document.getElementById('count').textContent === '15'", timeout=2000
+            )
+            assert "claimed 1 of 2" in watcher.inner_text("#muggins")
+            scores = watcher.inner_text("#scores").split()
+            assert scores == ["Ann", "0", "Bob", "4", "deals", "·", "crib"]  # heels + 15
+
+            page.click("#undo")
+            watcher.wait_for_function(
+                "document.getElementById('count').textContent === '7'", timeout=2000
+            )
+            assert page.is_disabled("#picker button[data-card='7H']")  # already played
+            assert errors == []
+        finally:
+            browser.close()

@@ -1,0 +1,205 @@
+"""Two-stage card reading at run time: find corner indices, then read each one.
+
+Stage 1 is a one-class YOLO detector run on the whole (letterboxed) frame; stage 2 is a 52-way
+YOLO classifier run on a square crop of each found index, cut from the full-resolution frame so
+small glyphs keep their pixels. Both are ONNX files from `models/`, run by OpenVINO when it is
+installed (faster and steadier here) or ONNX Runtime. No torch, no ultralytics.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.cards_from_detections import FrameCards, cards_from_detections
+from vision.crops import crop_index
+from vision.detections import Detections
+from vision.errors import VisionError
+from vision.sources import decode_image
+
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+DETECTOR_FILE = "corner-detector.onnx"
+READER_FILE = "corner-reader.onnx"
+
+Image = npt.NDArray[np.uint8]
+Forward = Callable[[npt.NDArray[np.float32]], npt.NDArray[np.float32]]
+
+
+class ModelMissingError(VisionError):
+    """The card models are not installed where they were looked for."""
+
+
+@dataclass
+class StageTimes:
+    """Milliseconds spent in each stage of the last frame (for benchmarks and the page)."""
+
+    preprocess: float = 0.0
+    detect: float = 0.0
+    crops: float = 0.0
+    read: float = 0.0
+    postprocess: float = 0.0
+
+    def total(self) -> float:
+        return self.preprocess + self.detect + self.crops + self.read + self.postprocess
+
+
+def _load(path: Path, backend: str) -> tuple[Forward, str]:
+    """Compile an ONNX file with OpenVINO (preferred) or ONNX Runtime."""
+    if backend in ("auto", "openvino"):
+        try:
+            import openvino as ov
+
+            compiled = ov.Core().compile_model(str(path), "CPU")
+            output = compiled.output(0)
+
+            def run_ov(batch: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+                return np.asarray(compiled(batch)[output], dtype=np.float32)
+
+            return run_ov, "openvino"
+        except ImportError:
+            if backend == "openvino":
+                raise
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    name = session.get_inputs()[0].name
+
+    def run_ort(batch: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        return np.asarray(session.run(None, {name: batch})[0], dtype=np.float32)
+
+    return run_ort, "onnxruntime"
+
+
+@dataclass
+class CardReader:
+    """Reads the corner indices in a frame; `read(frame)` returns one `Detections`."""
+
+    models_dir: Path = MODELS_DIR
+    backend: str = "auto"
+    detector_size: int = 640
+    reader_size: int = 64
+    min_score: float = 0.25
+    last_times: StageTimes = field(default_factory=StageTimes)
+    runtime: str = field(init=False, default="")
+
+    def __post_init__(self) -> None:
+        detector, reader = self.models_dir / DETECTOR_FILE, self.models_dir / READER_FILE
+        missing = [str(p) for p in (detector, reader) if not p.exists()]
+        if missing:
+            raise ModelMissingError(f"card model files not found: {', '.join(missing)}")
+        self._detect, self.runtime = _load(detector, self.backend)
+        self._read, _ = _load(reader, self.backend)
+
+    def read(self, frame: Image) -> Detections:
+        times = StageTimes()
+        start = time.perf_counter()
+        batch, scale, pad = _letterbox(frame, self.detector_size)
+        times.preprocess = _ms_since(start)
+
+        start = time.perf_counter()
+        raw = self._detect(batch)[0]  # 300 × 6: x1 y1 x2 y2 score class, NMS-free
+        times.detect = _ms_since(start)
+
+        start = time.perf_counter()
+        keep = raw[:, 4] >= self.min_score
+        boxes = (raw[keep, :4] - np.array([pad[0], pad[1], pad[0], pad[1]])) / scale
+        height, width = frame.shape[:2]
+        boxes = np.clip(boxes, 0, [width, height, width, height]).astype(np.float32)
+        sizeable = (boxes[:, 2] - boxes[:, 0] >= 2) & (boxes[:, 3] - boxes[:, 1] >= 2)
+        boxes, found = boxes[sizeable], raw[keep, 4][sizeable]
+        crops = (
+            np.stack([crop_index(frame, box, self.reader_size) for box in boxes])
+            if len(boxes)
+            else np.zeros((0, self.reader_size, self.reader_size, 3), np.uint8)
+        )
+        times.crops = _ms_since(start)
+
+        start = time.perf_counter()
+        probabilities = self._classify(crops)
+        times.read = _ms_since(start)
+
+        start = time.perf_counter()
+        classes = probabilities.argmax(axis=1) if len(crops) else np.zeros(0, np.int64)
+        confidence = probabilities.max(axis=1) if len(crops) else np.zeros(0, np.float32)
+        detections = Detections(boxes, np.clip(found * confidence, 0, 1), classes)
+        times.postprocess = _ms_since(start)
+        self.last_times = times
+        return detections
+
+    def read_bytes(self, data: bytes) -> Detections:
+        return self.read(decode_image(data))
+
+    def _classify(self, crops: Image) -> npt.NDArray[np.float32]:
+        if not len(crops):
+            return np.zeros((0, 52), np.float32)
+        rgb = crops[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+        rows = [self._read(np.ascontiguousarray(rgb[i : i + 1])) for i in range(len(rgb))]
+        return np.concatenate(rows, axis=0)
+
+
+def _letterbox(frame: Image, size: int) -> tuple[npt.NDArray[np.float32], float, tuple[int, int]]:
+    """Scale the frame into a `size` square keeping its aspect, padded grey (YOLO's input)."""
+    height, width = frame.shape[:2]
+    scale = min(size / width, size / height)
+    new_w, new_h = round(width * scale), round(height * scale)
+    resized = cv2.resize(frame, (new_w, new_h), interpolation=cv2.INTER_AREA)
+    canvas = np.full((size, size, 3), 114, dtype=np.uint8)
+    left, top = (size - new_w) // 2, (size - new_h) // 2
+    canvas[top : top + new_h, left : left + new_w] = resized
+    batch = canvas[..., ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+    return np.ascontiguousarray(batch), scale, (left, top)
+
+
+def _ms_since(start: float) -> float:
+    return (time.perf_counter() - start) * 1000
+
+
+def frame_json(image: str, seen: FrameCards) -> dict[str, Any]:
+    """The `cribcam detect --json` object: each physical card once, plus any conflicts."""
+    return {
+        "image": image,
+        "cards": [
+            {"card": str(card.card), "confidence": round(card.confidence, 4),
+             "box": [round(v, 1) for v in card.box]}
+            for card in seen.cards
+        ],
+        "conflicts": [
+            {"card": str(c.card), "places": [[round(x, 1), round(y, 1)] for x, y in c.places],
+             "reason": c.reason}
+            for c in seen.conflicts
+        ],
+    }  # fmt: skip
+
+
+class PhotoReader:
+    """What the web app calls: image bytes in, one `cribcam detect --json` object out.
+
+    The models load on first use, so starting the server stays quick.
+    """
+
+    def __init__(self, models_dir: Path = MODELS_DIR) -> None:
+        for name in (DETECTOR_FILE, READER_FILE):
+            if not (models_dir / name).exists():
+                raise ModelMissingError(f"card model file not found: {models_dir / name}")
+        self.models_dir = models_dir
+        self._reader: CardReader | None = None
+
+    def detect(self, image: bytes, name: str) -> dict[str, Any]:
+        if self._reader is None:
+            self._reader = CardReader(self.models_dir)
+        frame = decode_image(image)
+        return frame_json(name, cards_from_detections(self._reader.read(frame)))
+
+
+def load_default_detector() -> PhotoReader:
+    """The shipped models' reader; `ModelMissingError` when they are not installed."""
+    return PhotoReader()

@@ -1,0 +1,239 @@
+"""Measuring card reading on labelled photos: what a player would notice, and the usual mAP.
+
+Per image, the set of cards read is compared with the set labelled (precision and recall of the
+card *set*: a card counts once however many corners show). Per corner box, the 52-class mAP50
+and per-class recall are computed, and the worst confusions listed. Works for any folder of
+YOLO-labelled photos (corner or whole-card boxes: identities are compared per image).
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+from tqdm import tqdm
+
+from vision.cards_from_detections import cards_from_detections
+from vision.detections import CLASS_NAMES, Detections
+from vision.detector import CardReader
+from vision.sources import read_image
+
+IOU_MATCH = 0.5
+
+
+@dataclass
+class ImageResult:
+    name: str
+    truth: Detections
+    found: Detections
+    truth_cards: frozenset[str]
+    read_cards: frozenset[str]
+    milliseconds: float
+
+    @property
+    def precision(self) -> float:
+        return (
+            len(self.truth_cards & self.read_cards) / len(self.read_cards)
+            if self.read_cards
+            else 1.0
+        )
+
+    @property
+    def recall(self) -> float:
+        return (
+            len(self.truth_cards & self.read_cards) / len(self.truth_cards)
+            if self.truth_cards
+            else 1.0
+        )
+
+
+@dataclass
+class Report:
+    images: list[ImageResult] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        truth = sum(len(r.truth_cards) for r in self.images)
+        read = sum(len(r.read_cards) for r in self.images)
+        right = sum(len(r.truth_cards & r.read_cards) for r in self.images)
+        ap, recall = corner_metrics(self.images)
+        confusions = confusion_counts(self.images)
+        return {
+            "images": len(self.images),
+            "card_set_precision": right / read if read else 1.0,
+            "card_set_recall": right / truth if truth else 1.0,
+            "mean_image_precision": statistics.fmean(r.precision for r in self.images),
+            "mean_image_recall": statistics.fmean(r.recall for r in self.images),
+            "perfect_images": sum(r.truth_cards == r.read_cards for r in self.images),
+            "corner_map50": float(np.mean([v for v in ap.values()])) if ap else 0.0,
+            "per_class_recall": {CLASS_NAMES[c]: round(v, 3) for c, v in sorted(recall.items())},
+            "worst_confusions": [
+                {"truth": CLASS_NAMES[t], "read": CLASS_NAMES[p], "count": n}
+                for (t, p), n in confusions.most_common(12)
+            ],
+            "median_ms_per_image": statistics.median(r.milliseconds for r in self.images),
+        }
+
+
+def evaluate(reader: CardReader, dataset: Path, names: Iterable[str] | None = None) -> Report:
+    """Read every labelled photo of a YOLO folder (images/, labels/) and compare."""
+    images = sorted((dataset / "images").glob("*.jpg")) + sorted((dataset / "images").glob("*.png"))
+    if names is not None:
+        wanted = set(names)
+        images = [p for p in images if p.name in wanted]
+    report = Report()
+    for path in tqdm(images, desc="evaluating", unit="img"):
+        frame = read_image(path)
+        height, width = frame.shape[:2]
+        label = dataset / "labels" / (path.stem + ".txt")
+        truth = Detections.from_yolo_labels(
+            label.read_text() if label.exists() else "", width, height
+        )
+        found = reader.read(frame)
+        cards = cards_from_detections(found)
+        report.images.append(
+            ImageResult(
+                path.name,
+                truth,
+                found,
+                frozenset(CLASS_NAMES[c] for c in truth.class_ids.tolist()),
+                frozenset(str(seen.card) for seen in cards.cards),
+                reader.last_times.total(),
+            )
+        )
+    return report
+
+
+def iou_matrix(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
+    if not len(a) or not len(b):
+        return np.zeros((len(a), len(b)))
+    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
+    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
+    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
+    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
+    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
+    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    return np.asarray(inter / (area_a[:, None] + area_b[None, :] - inter), dtype=np.float64)
+
+
+def corner_metrics(results: list[ImageResult]) -> tuple[dict[int, float], dict[int, float]]:
+    """Per-class AP at IoU 0.5 (all-point interpolation) and per-class recall of corner boxes."""
+    scored: dict[int, list[tuple[float, bool]]] = {c: [] for c in range(52)}
+    positives: Counter[int] = Counter()
+    hits: Counter[int] = Counter()
+    for result in results:
+        truth, found = result.truth, result.found
+        positives.update(truth.class_ids.tolist())
+        for cls in set(found.class_ids.tolist()) | set(truth.class_ids.tolist()):
+            t = truth.boxes[truth.class_ids == cls]
+            mask = found.class_ids == cls
+            f, s = found.boxes[mask], found.scores[mask]
+            order = np.argsort(-s)
+            ious = iou_matrix(f[order], t)
+            taken = np.zeros(len(t), bool)
+            for row, score in zip(ious, s[order], strict=True):
+                best = int(row.argmax()) if len(t) else -1
+                ok = best >= 0 and row[best] >= IOU_MATCH and not taken[best]
+                if ok:
+                    taken[best] = True
+                scored[cls].append((float(score), ok))
+            hits[cls] += int(taken.sum())
+    ap: dict[int, float] = {}
+    for cls, n in positives.items():
+        entries = sorted(scored[cls], key=lambda e: -e[0])
+        tp = np.cumsum([ok for _, ok in entries]) if entries else np.zeros(0)
+        precision = tp / np.arange(1, len(entries) + 1) if entries else np.zeros(0)
+        recall = tp / n if entries else np.zeros(0)
+        ap[cls] = _average_precision(recall, precision)
+    return ap, {cls: hits[cls] / n for cls, n in positives.items()}
+
+
+def _average_precision(recall: npt.NDArray[Any], precision: npt.NDArray[Any]) -> float:
+    if not len(recall):
+        return 0.0
+    r = np.concatenate([[0.0], recall, [1.0]])
+    p = np.concatenate([[1.0], precision, [0.0]])
+    p = np.maximum.accumulate(p[::-1])[::-1]
+    steps = np.flatnonzero(r[1:] != r[:-1])
+    return float(np.sum((r[steps + 1] - r[steps]) * p[steps + 1]))
+
+
+def confusion_counts(results: list[ImageResult]) -> Counter[tuple[int, int]]:
+    """(true class, read class) for each labelled corner overlapped by a read of another class."""
+    counts: Counter[tuple[int, int]] = Counter()
+    for result in results:
+        ious = iou_matrix(result.truth.boxes, result.found.boxes)
+        for i, row in enumerate(ious):
+            if not len(row) or row.max() < IOU_MATCH:
+                continue
+            truth, read = int(result.truth.class_ids[i]), int(result.found.class_ids[row.argmax()])
+            if truth != read:
+                counts[(truth, read)] += 1
+    return counts
+
+
+def save_confusion_png(results: list[ImageResult], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    matrix = np.zeros((52, 52), dtype=np.int64)
+    for result in results:
+        ious = iou_matrix(result.truth.boxes, result.found.boxes)
+        for i, row in enumerate(ious):
+            if len(row) and row.max() >= IOU_MATCH:
+                matrix[result.truth.class_ids[i], result.found.class_ids[row.argmax()]] += 1
+    figure, axes = plt.subplots(figsize=(12, 12))
+    axes.imshow(np.log1p(matrix), cmap="viridis")
+    axes.set_xticks(range(52), CLASS_NAMES, rotation=90, fontsize=6)
+    axes.set_yticks(range(52), CLASS_NAMES, fontsize=6)
+    axes.set_xlabel("read as")
+    axes.set_ylabel("labelled")
+    axes.set_title("corner-index confusions (log scale), matched at IoU 0.5")
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+
+
+def save_worst_grid(results: list[ImageResult], dataset: Path, path: Path, count: int = 12) -> None:
+    """The images with the lowest card-set F1, predictions drawn (green right, red wrong)."""
+
+    def f1(r: ImageResult) -> float:
+        p, q = r.precision, r.recall
+        return 2 * p * q / (p + q) if p + q else 0.0
+
+    worst = sorted(results, key=f1)[:count]
+    tiles = []
+    for result in worst:
+        frame = read_image(dataset / "images" / result.name)
+        for box, cls in zip(result.found.boxes, result.found.class_ids, strict=True):
+            name = CLASS_NAMES[int(cls)]
+            colour = (0, 200, 0) if name in result.truth_cards else (0, 0, 255)
+            x1, y1, x2, y2 = (int(v) for v in box)
+            cv2.rectangle(frame, (x1, y1), (x2, y2), colour, 2)
+            cv2.putText(
+                frame, name, (x1, max(y1 - 3, 10)), cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1
+            )
+        missed = sorted(result.truth_cards - result.read_cards)
+        cv2.putText(
+            frame,
+            f"{result.name} missed: {' '.join(missed)[:60]}",
+            (5, 20),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            0.5,
+            (255, 0, 255),
+            1,
+        )
+        tiles.append(cv2.resize(frame, (320, 320)))
+    while len(tiles) % 4:
+        tiles.append(np.zeros((320, 320, 3), np.uint8))
+    rows = [np.hstack(tiles[i : i + 4]) for i in range(0, len(tiles), 4)]
+    cv2.imwrite(str(path), np.vstack(rows))

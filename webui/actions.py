@@ -1,0 +1,116 @@
+"""The JSON form of a table action, applied through the engine's public `Game` methods.
+
+Bodies look like the engine's action log with friendlier fields, e.g.
+``{"kind": "play", "seat": 0, "card": "5H", "claim": 2}``; `seat` may be left out wherever the
+engine knows whose turn it is. See API.md for every kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from scorer.cli import show_to_json
+from scorer.game import Game
+from webui.bodies import card, cards, check_fields, integer, required_int
+from webui.errors import ApiError
+
+Result = dict[str, Any] | None
+_Handler = Callable[[Game, dict[str, Any]], Result]
+
+
+def _seat_or_turn(game: Game, body: dict[str, Any], what: str) -> int:
+    seat = integer(body, "seat", required=False)
+    if seat is None:
+        if game.turn is None:
+            raise ApiError(f"say which seat is to {what}: nobody's turn now", 409)
+        return game.turn
+    return seat
+
+
+def _dealer(game: Game, body: dict[str, Any]) -> Result:
+    game.choose_dealer(required_int(body, "seat"))
+    return None
+
+
+def _cut(game: Game, body: dict[str, Any]) -> Result:
+    game.cut_for_deal(cards(body.get("cards"), "cards"))
+    return None
+
+
+def _deal(game: Game, body: dict[str, Any]) -> Result:
+    hands = body.get("hands")
+    if hands is None:
+        game.deal(None)
+        return None
+    if not isinstance(hands, list):
+        raise ApiError(f"'hands' must be a list of hands (lists of cards), not {hands!r}")
+    crib = card(body, "crib_card") if body.get("crib_card") is not None else None
+    game.deal([cards(hand, "hands") for hand in hands], crib)
+    return None
+
+
+def _discard(game: Game, body: dict[str, Any]) -> Result:
+    given = body.get("cards")
+    game.discard(required_int(body, "seat"), None if given is None else cards(given, "cards"))
+    return None
+
+
+def _starter(game: Game, body: dict[str, Any]) -> Result:
+    game.cut_starter(card(body, "card"))
+    return None
+
+
+def _play(game: Game, body: dict[str, Any]) -> Result:
+    played = card(body, "card")
+    game.play(_seat_or_turn(game, body, "play"), played, integer(body, "claim", required=False))
+    return None
+
+
+def _go(game: Game, body: dict[str, Any]) -> Result:
+    game.go(_seat_or_turn(game, body, "say go"))
+    return None
+
+
+def _show(game: Game, body: dict[str, Any]) -> Result:
+    given = body.get("cards")
+    shown = None if given is None else cards(given, "cards")
+    show = game.show(shown, integer(body, "claim", required=False))
+    return {"show": show_to_json(show)}
+
+
+def _muggins(game: Game, body: dict[str, Any]) -> Result:
+    game.muggins(required_int(body, "seat"), required_int(body, "points"))
+    return None
+
+
+def _correct(game: Game, body: dict[str, Any]) -> Result:
+    game.correct(required_int(body, "seat"), required_int(body, "points"))
+    return None
+
+
+#: kind → (handler, the fields it takes besides "kind")
+ACTIONS: dict[str, tuple[_Handler, set[str]]] = {
+    "dealer": (_dealer, {"seat"}),
+    "cut": (_cut, {"cards"}),
+    "deal": (_deal, {"hands", "crib_card"}),
+    "discard": (_discard, {"seat", "cards"}),
+    "starter": (_starter, {"card"}),
+    "play": (_play, {"seat", "card", "claim"}),
+    "go": (_go, {"seat"}),
+    "show": (_show, {"cards", "claim"}),
+    "muggins": (_muggins, {"seat", "points"}),
+    "correct": (_correct, {"seat", "points"}),
+}
+
+
+def parse_action(body: Any) -> Callable[[Game], Result]:
+    """Check an action body's shape up front; the returned callable applies it to a game."""
+    if not isinstance(body, dict):
+        raise ApiError(f"an action is a JSON object, not {type(body).__name__}")
+    kind = body.get("kind")
+    if kind not in ACTIONS:
+        raise ApiError(f"'kind' must be one of {', '.join(ACTIONS)}, not {kind!r}")
+    handler, fields = ACTIONS[kind]
+    check_fields(body, fields | {"kind"}, f"a {kind} action")
+    return lambda game: handler(game, body)

@@ -1,0 +1,191 @@
+"""The JSON API: everything the page does, and the stable endpoints other tools call.
+
+Each write goes through `GameStore.act` (one transaction, committed before the answer) and
+then wakes the game's live streams. See API.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
+
+from scorer.advice import Role, advise
+from scorer.cli import score_request
+from scorer.settings import Settings
+from webui.actions import parse_action
+from webui.bodies import cards, check_fields, integer, json_body, json_object, names
+from webui.detect import run_detector
+from webui.errors import ApiError
+from webui.images import image_kind
+from webui.live import Broker, event_stream
+from webui.store import GameStore, StoredGame
+from webui.views import game_view
+
+api = Blueprint("api", __name__, url_prefix="/api")
+
+_GAME_FIELDS = {"names", "first_dealer"}  # accepted beside the settings when creating a game
+
+
+def store() -> GameStore:
+    result: GameStore = current_app.extensions["cribcam.store"]
+    return result
+
+
+def broker() -> Broker:
+    result: Broker = current_app.extensions["cribcam.broker"]
+    return result
+
+
+def view(stored: StoredGame) -> dict[str, Any]:
+    return game_view(stored, store().match_games(stored.match_id))
+
+
+def _published(stored: StoredGame) -> dict[str, Any]:
+    broker().publish(stored.id, stored.revision)
+    return view(stored)
+
+
+# -- stable endpoints -----------------------------------------------------------------------
+@api.post("/score")
+def score() -> Response:
+    """Exactly `cribcam score --jsonl` for one line."""
+    return jsonify(score_request(json_body()))
+
+
+@api.post("/detect")
+def detect() -> Response:
+    """Raw image bytes in, one `cribcam detect --json` object out (503 without a model)."""
+    data, name = _image_upload()
+    return jsonify(run_detector(data, name))
+
+
+@api.post("/games")
+def create_game() -> tuple[Response, int]:
+    body = json_object()
+    settings = Settings.from_json({k: v for k, v in body.items() if k not in _GAME_FIELDS})
+    first_dealer = integer(body, "first_dealer", required=False)
+    if first_dealer is not None and not 0 <= first_dealer < settings.players:
+        raise ApiError(f"'first_dealer' must be a seat 0..{settings.players - 1}: {first_dealer}")
+    game_id = store().create(settings, names(body.get("names"), settings.players), first_dealer)
+    return jsonify(id=game_id), 201
+
+
+@api.get("/games/<game_id>")
+def get_game(game_id: str) -> Response:
+    return jsonify(view(store().load(game_id)))
+
+
+# -- games ----------------------------------------------------------------------------------
+@api.get("/games")
+def list_games() -> Response:
+    return jsonify(games=store().summaries())
+
+
+@api.delete("/games/<game_id>")
+def delete_game(game_id: str) -> Response:
+    store().delete(game_id)
+    return jsonify(deleted=game_id)
+
+
+@api.get("/games/<game_id>/saved")
+def saved_game(game_id: str) -> Response:
+    """The game as `Game.to_json()`: settings, first dealer and the action log."""
+    return jsonify(store().load(game_id).game.to_json())
+
+
+@api.post("/games/<game_id>/actions")
+def act(game_id: str) -> Response:
+    apply = parse_action(json_body())
+    result, stored = store().act(game_id, apply)
+    return jsonify({**_published(stored), **(result or {})})
+
+
+@api.post("/games/<game_id>/undo")
+def undo(game_id: str) -> Response:
+    undone, stored = store().act(game_id, lambda game: game.undo())
+    return jsonify({**_published(stored), "undone": undone.to_json()})
+
+
+@api.put("/games/<game_id>/settings")
+def replace_settings(game_id: str) -> Response:
+    settings = Settings.from_json(json_object())
+    stored = store().load(game_id)
+    if settings.players != stored.game.settings.players:
+        raise ApiError("the number of players cannot change mid-game: start a new game", 409)
+    return jsonify(_published(store().replace_settings(game_id, settings)))
+
+
+@api.put("/games/<game_id>/names")
+def rename(game_id: str) -> Response:
+    stored = store().load(game_id)
+    given = names(json_body(), stored.game.settings.players)
+    return jsonify(_published(store().rename(game_id, given)))
+
+
+@api.post("/games/<game_id>/next")
+def next_game(game_id: str) -> tuple[Response, int]:
+    """The next game of the match: same rules and names; the loser deals first."""
+    stored = store().load(game_id)
+    if stored.game.outcome is None:
+        raise ApiError("this game is not finished yet", 409)
+    match = view(stored)["match"]
+    if match["over"]:
+        raise ApiError("the match is over", 409)
+    if match["games"][-1] != game_id:
+        raise ApiError(f"the match already continues in game {match['games'][-1]}", 409)
+    new_id = store().create(stored.game.settings, stored.names, match["next_first_dealer"],
+                            match_id=stored.match_id)  # fmt: skip
+    return jsonify(id=new_id), 201
+
+
+@api.get("/games/<game_id>/events")
+def events(game_id: str) -> Response:
+    """Server-sent events: a `state` event now and after every change to the game."""
+    the_store, the_broker = store(), broker()
+    the_store.revision(game_id)  # 404 before the stream starts
+    last = request.headers.get("Last-Event-ID")
+    stream = event_stream(
+        lambda: the_store.revision(game_id),
+        lambda: game_view(stored := the_store.load(game_id),
+                          the_store.match_games(stored.match_id)),
+        the_broker,
+        game_id,
+        float(current_app.config["SSE_MAX_SECONDS"]),
+        int(last) if last and last.isdigit() else None,
+    )  # fmt: skip
+    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    return Response(stream_with_context(stream), mimetype="text/event-stream", headers=headers)
+
+
+@api.post("/games/<game_id>/frame")
+def frame(game_id: str) -> Response:
+    """A camera frame from the page: the detections to draw (503 without a model)."""
+    store().revision(game_id)
+    data, _ = _image_upload()
+    return jsonify({"game": game_id, **run_detector(data, f"{game_id}-frame")})
+
+
+# -- helpers for the page -------------------------------------------------------------------
+@api.post("/advise")
+def advise_discard() -> Response:
+    """Discard advice for a dealt hand: ``{"hand": [...], "role": "dealer", "players": 2}``."""
+    body = json_object()
+    check_fields(body, {"hand", "role", "players", "variant"}, "advice")
+    role = body.get("role", "dealer")
+    if role not in {r.value for r in Role}:
+        raise ApiError(f"'role' must be dealer, pone or partner, not {role!r}")
+    settings = Settings.from_json({k: body[k] for k in ("players", "variant") if k in body})
+    return jsonify(advise(cards(body.get("hand"), "hand"), role=Role(role),
+                          settings=settings).to_json())  # fmt: skip
+
+
+def _image_upload() -> tuple[bytes, str]:
+    mimetype = request.mimetype
+    if not mimetype.startswith("image/"):
+        raise ApiError(f"send the image bytes with Content-Type image/jpeg or image/png, "
+                       f"not {mimetype or 'none'!r}", 415)  # fmt: skip
+    data = request.get_data(cache=False)
+    kind = image_kind(data)
+    name = request.args.get("name") or f"upload.{kind}"
+    return data, name

@@ -1,0 +1,82 @@
+"""Every failure the API can meet becomes a JSON `{"error": ...}` with a fitting 4xx status.
+
+Domain errors say what was wrong with the input (400) or that the action does not fit the game
+as it stands (409); only a genuine bug reaches the catch-all, which logs it and answers 500
+without a traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from flask import Flask, Response, current_app, jsonify
+from werkzeug.exceptions import HTTPException
+
+from scorer.errors import (
+    CribbageError,
+    DuplicateCardError,
+    GameError,
+    IllegalPlayError,
+    InvalidCardError,
+    InvalidHandError,
+)
+
+log = logging.getLogger(__name__)
+
+
+class ApiError(Exception):
+    """A request the API refuses, with the HTTP status to answer."""
+
+    status = 400
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        if status is not None:
+            self.status = status
+
+
+class GameNotFoundError(ApiError):
+    status = 404
+
+
+class NoDetectorError(ApiError):
+    status = 503
+
+
+def error_response(message: str, status: int) -> tuple[Response, int]:
+    return jsonify(error=message), status
+
+
+def cribbage_status(error: CribbageError) -> int:
+    """400 for input that is wrong in itself, 409 for an action the game's state forbids."""
+    if isinstance(error, InvalidCardError | InvalidHandError | DuplicateCardError):
+        return 400
+    if isinstance(error, GameError | IllegalPlayError):
+        return 409
+    return 400
+
+
+def register_error_handlers(app: Flask) -> None:
+    @app.errorhandler(ApiError)
+    def api_error(error: ApiError) -> tuple[Response, int]:
+        return error_response(str(error), error.status)
+
+    @app.errorhandler(CribbageError)
+    def cribbage_error(error: CribbageError) -> tuple[Response, int]:
+        return error_response(str(error), cribbage_status(error))
+
+    @app.errorhandler(HTTPException)
+    def http_error(error: HTTPException) -> tuple[Response, int]:
+        status = error.code or 500
+        limit = current_app.config.get("MAX_CONTENT_LENGTH") or 0
+        messages = {
+            404: "no such page or endpoint",
+            405: "method not allowed here",
+            413: f"the upload is too large: the limit is {limit / 2**20:g} MiB",
+        }
+        return error_response(messages.get(status, error.description or error.name), status)
+
+    @app.errorhandler(Exception)
+    def bug(error: Exception) -> tuple[Response, int]:
+        log.exception("unhandled error")
+        return error_response(f"internal error ({type(error).__name__}); see the server log", 500)

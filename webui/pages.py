@@ -1,0 +1,43 @@
+"""The HTML pages: the game list, one game's table, and pairing. The page scripts do the rest
+through the JSON API."""
+
+from __future__ import annotations
+
+from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
+from werkzeug.wrappers import Response
+
+from webui.api import store
+from webui.pairing import check_code, locked_out
+
+pages = Blueprint("pages", __name__)
+
+
+@pages.get("/")
+def index() -> str:
+    return render_template("index.html", games=store().summaries())
+
+
+@pages.get("/games/<game_id>")
+def game(game_id: str) -> str:
+    stored = store().load(game_id)
+    return render_template(
+        "game.html", game_id=stored.id, camera=bool(current_app.config.get("CAMERA"))
+    )
+
+
+@pages.route("/pair", methods=["GET", "POST"])
+def pair() -> str | Response:
+    error = None
+    target = request.values.get("next") or url_for("pages.index")
+    if not target.startswith("/") or target.startswith("//"):
+        target = url_for("pages.index")
+    if request.method == "POST":
+        if locked_out():
+            error = "Too many wrong codes: restart the server to pair again."
+        elif check_code(request.form.get("code", "")):
+            session["paired"] = current_app.config["PAIRING_CODE"]
+            session.permanent = True
+            return redirect(target)
+        else:
+            error = "That is not the code. Look at the terminal running cribcam serve."
+    return render_template("pair.html", error=error, next=target)

@@ -1,0 +1,51 @@
+"""Serving the app on cheroot: a pure-Python, threaded WSGI server that also speaks HTTPS.
+
+Each open page holds one worker thread for its live-update stream, so the pool is sized for a
+table's worth of phones and tablets beyond the ordinary requests.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+from cheroot import wsgi
+from cheroot.ssl.builtin import BuiltinSSLAdapter
+from flask import Flask
+
+THREADS = 32
+
+
+def make_server(
+    app: Flask, host: str, port: int, tls: tuple[Path, Path] | None = None
+) -> wsgi.Server:
+    server = wsgi.Server((host, port), app, numthreads=THREADS, server_name="cribcam")
+    if tls is not None:
+        server.ssl_adapter = BuiltinSSLAdapter(str(tls[0]), str(tls[1]))
+    return server
+
+
+def address_of(server: wsgi.Server, tls: bool) -> str:
+    host, port = server.bind_addr[:2]
+    shown = f"[{host}]" if ":" in host else host
+    return f"{'https' if tls else 'http'}://{shown}:{port}/"
+
+
+def serve(
+    server: wsgi.Server,
+    announce: Callable[[str], list[str]],
+    tls: bool,
+    out: TextIO = sys.stdout,
+) -> None:
+    """Bind, print where to connect (the real port when 0 was asked), serve until Ctrl-C."""
+    server.prepare()
+    for line in announce(address_of(server, tls)):
+        print(line, file=out, flush=True)
+    try:
+        server.serve()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()

@@ -1,0 +1,72 @@
+/* Cards as text: "10H" -> "10♥"; the 52-card picker used for every manual entry. */
+"use strict";
+const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
+const SUITS = [["S", "♠"], ["H", "♥"], ["D", "♦"], ["C", "♣"]];
+const SUIT_SYMBOL = Object.fromEntries(SUITS);
+
+function cardLabel(card) {
+  const suit = card.slice(-1);
+  return card.slice(0, -1) + (SUIT_SYMBOL[suit] || suit);
+}
+
+function isRed(card) {
+  const suit = card.slice(-1);
+  return suit === "H" || suit === "D";
+}
+
+function cardChip(card) {
+  const span = document.createElement("span");
+  span.className = "card" + (isRed(card) ? " red" : "");
+  span.textContent = cardLabel(card);
+  return span;
+}
+
+/* A picker over a container: choose `wanted` cards, never one in `unavailable`. */
+class CardPicker {
+  constructor(container, onChange) {
+    this.container = container;
+    this.onChange = onChange;
+    this.wanted = 1;
+    this.chosen = [];
+    this.buttons = new Map();
+    for (const [suit, symbol] of SUITS) {
+      const row = document.createElement("div");
+      row.className = "picker-suit";
+      row.setAttribute("aria-label", symbol);
+      container.appendChild(row);
+      for (const rank of RANKS) {
+        const card = rank + suit;
+        const button = document.createElement("button");
+        button.type = "button";
+        button.textContent = cardLabel(card);
+        button.dataset.card = card;
+        button.setAttribute("aria-label", card);
+        if (isRed(card)) button.classList.add("red");
+        button.addEventListener("click", () => this.toggle(card));
+        row.appendChild(button);
+        this.buttons.set(card, button);
+      }
+    }
+  }
+  reset(wanted, unavailable) {
+    this.wanted = wanted;
+    this.chosen = [];
+    const blocked = new Set(unavailable);
+    for (const [card, button] of this.buttons) {
+      button.disabled = blocked.has(card);
+      button.classList.remove("chosen");
+    }
+    this.onChange(this.chosen);
+  }
+  toggle(card) {
+    const at = this.chosen.indexOf(card);
+    if (at >= 0) this.chosen.splice(at, 1);
+    else {
+      if (this.wanted === 1) this.chosen = [];
+      if (this.chosen.length >= this.wanted) return;
+      this.chosen.push(card);
+    }
+    for (const [c, button] of this.buttons) button.classList.toggle("chosen", this.chosen.includes(c));
+    this.onChange(this.chosen);
+  }
+}

@@ -1,0 +1,341 @@
+/* One game's table: draws the state the server sends (at load, after each action, and live
+   over server-sent events) and turns taps into API actions. All state lives on the server. */
+"use strict";
+const root = document.getElementById("game");
+const GAME = root.dataset.game;
+const $ = (id) => document.getElementById(id);
+let state = null;
+let pickerAction = null;  // what the picker's OK does with the chosen cards
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "onclick") node.addEventListener("click", v);
+    else if (k === "class") node.className = v;
+    else node.setAttribute(k, v);
+  }
+  for (const child of children) node.append(child);
+  return node;
+}
+
+function seatName(seat) { return state.names[seat] || `Seat ${seat + 1}`; }
+function sideNames() {
+  if (state.settings.players !== 4) return state.names.slice();
+  return [`${state.names[0]} & ${state.names[2]}`, `${state.names[1]} & ${state.names[3]}`];
+}
+function sideOf(seat) { return state.settings.players === 4 ? seat % 2 : seat; }
+
+async function api(method, path, body) {
+  $("error").textContent = "";
+  let response;
+  try {
+    response = await fetch(path, {
+      method, headers: { "Content-Type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (error) {
+    $("error").textContent = `The server cannot be reached: ${error}`;
+    return null;
+  }
+  const answer = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
+  if (!response.ok) {
+    $("error").textContent = answer.error || `HTTP ${response.status}`;
+    return null;
+  }
+  return answer;
+}
+
+async function act(action) {
+  const answer = await api("POST", `/api/games/${GAME}/actions`, action);
+  if (answer) render(answer);
+  return answer;
+}
+
+// -- the picker ----------------------------------------------------------------------------
+const picker = new CardPicker($("picker"), (chosen) => {
+  $("picker-ok").disabled = pickerAction === null || !pickerAction.ready(chosen);
+});
+function openPicker(prompt, wanted, { claim = false, optional = false, extraUnavailable = [] }, done) {
+  $("picker-box").hidden = false;
+  $("picker-prompt").textContent = prompt;
+  $("claim-label").hidden = !claim;
+  $("claim").value = "";
+  pickerAction = { done, ready: (chosen) => chosen.length === wanted || (optional && chosen.length === 0) };
+  picker.reset(wanted, [...state.seen, ...extraUnavailable]);
+}
+function closePicker() { $("picker-box").hidden = true; pickerAction = null; }
+function claimValue() {
+  const text = $("claim").value.trim();
+  return text === "" ? undefined : Number(text);
+}
+$("picker-ok").addEventListener("click", async () => {
+  if (!pickerAction) return;
+  await pickerAction.done(picker.chosen.slice(), claimValue());
+});
+$("picker-clear").addEventListener("click", () => picker.reset(picker.wanted, state.seen));
+
+/* Several picks in a row (e.g. every dealt hand), then one action with them all. */
+function pickSequence(steps, finish) {
+  const results = [];
+  const next = () => {
+    const step = steps[results.length];
+    openPicker(step.prompt, step.wanted, { extraUnavailable: results.flat() }, async (chosen) => {
+      results.push(chosen);
+      if (results.length === steps.length) await finish(results);
+      else next();
+    });
+  };
+  next();
+}
+
+// -- drawing -------------------------------------------------------------------------------
+function render(next) {
+  state = next;
+  renderScores();
+  drawBoard($("board"), state, sideNames());
+  renderMatch();
+  renderNow();
+  renderPlay();
+  renderShows();
+  renderLog();
+  $("undo").disabled = state.actions === 0;
+}
+
+function renderScores() {
+  const box = $("scores");
+  box.replaceChildren();
+  sideNames().forEach((name, side) => {
+    const turnSide = state.turn === null ? null : sideOf(state.turn);
+    const tags = [];
+    if (state.dealer !== null && sideOf(state.dealer) === side) tags.push("deals · crib");
+    box.append(el("div", { class: "score" + (turnSide === side ? " turn" : "") },
+      el("div", {}, name), el("div", { class: "n" }, String(state.scores[side])),
+      el("div", { class: "tag" }, tags.join(" "))));
+  });
+}
+
+function renderMatch() {
+  const m = state.match;
+  let text = `Game to ${state.settings.target}`;
+  if (m.games_per_match > 1) {
+    text += ` · match: game ${m.games.indexOf(state.id) + 1} of ${m.games_per_match}; ` +
+      `match points ${m.standings.join("–")}`;
+  }
+  if (state.outcome) {
+    const o = state.outcome;
+    const skunks = Object.entries(o.skunks).filter(([, l]) => l !== "none")
+      .map(([side, level]) => `${sideNames()[side]}: ${level}`);
+    text += ` · ${sideNames()[o.winner]} wins ${o.scores.join("–")}` +
+      (skunks.length ? ` (${skunks.join(", ")})` : "");
+  }
+  $("match").textContent = text;
+}
+
+function currentDealLog() {
+  const log = state.log;
+  let start = 0;
+  log.forEach((a, i) => { if (a.kind === "deal") start = i; });
+  return log.slice(start);
+}
+
+function renderNow() {
+  const controls = $("controls");
+  controls.replaceChildren();
+  closePicker();
+  $("count-box").hidden = state.phase !== "play";
+  $("count").textContent = String(state.count);
+  $("turn").textContent = state.turn === null ? "" : `${seatName(state.turn)} to play`;
+  $("count-cards").replaceChildren(...state.count_cards.map((c) => el("li", {}, cardChip(c))));
+  const title = $("now-title");
+  const settings = state.settings;
+  const per = settings.players === 2 && settings.variant === "six-card" ? 6 : 5;
+  const away = settings.players === 2 ? 2 : 1;
+  const button = (text, onclick, primary = false) =>
+    controls.append(el("button", { type: "button", class: primary ? "primary" : "", onclick }, text));
+  const seats = [...Array(settings.players).keys()];
+  switch (state.phase) {
+    case "cut for deal":
+      title.textContent = "Who deals first?";
+      seats.forEach((s) => button(`${seatName(s)} deals`, () => act({ kind: "dealer", seat: s })));
+      button("Enter the cut cards", () => openPicker(
+        `One cut card per seat, in seat order (${state.names.join(", ")})`, settings.players, {},
+        (cards) => act({ kind: "cut", cards })));
+      break;
+    case "deal":
+      title.textContent = `Deal ${state.deal + 1}: ${seatName(state.dealer)} deals`;
+      button("Dealt (hands stay hidden)", () => act({ kind: "deal" }), true);
+      button("Enter the dealt hands", () => {
+        const steps = seats.map((s) => ({ prompt: `${seatName(s)}'s ${per} cards`, wanted: per }));
+        if (settings.players === 3) steps.push({ prompt: "The card dealt to the crib", wanted: 1 });
+        pickSequence(steps, (hands) => {
+          const body = { kind: "deal", hands: hands.slice(0, settings.players) };
+          if (settings.players === 3) body.crib_card = hands[3][0];
+          return act(body);
+        });
+      });
+      break;
+    case "discard": {
+      title.textContent = "Lay away to the crib";
+      const done = new Set(currentDealLog().filter((a) => a.kind === "discard").map((a) => a.seat));
+      for (const s of seats.filter((seat) => !done.has(seat))) {
+        if (!state.hands_known) button(`${seatName(s)}: laid away`, () => act({ kind: "discard", seat: s }), true);
+        button(`${seatName(s)}: name the ${away === 1 ? "card" : "cards"}`, () => openPicker(
+          `${seatName(s)} lays away ${away}`, away, {}, (cards) => act({ kind: "discard", seat: s, cards })));
+      }
+      break;
+    }
+    case "starter":
+      title.textContent = "Turn the starter";
+      openPicker("The starter card (a jack: his heels, 2 to the dealer)", 1, {},
+        (cards) => act({ kind: "starter", card: cards[0] }));
+      break;
+    case "play":
+      title.textContent = `The play · starter ${state.starter ? cardLabel(state.starter) : ""}`;
+      openPicker(`${seatName(state.turn)} lays a card`, 1, { claim: true },
+        (cards, claim) => act({ kind: "play", seat: state.turn, card: cards[0], claim }));
+      button(`${seatName(state.turn)}: go`, () => act({ kind: "go", seat: state.turn }));
+      break;
+    case "show":
+    case "over": {
+      const nxt = state.next_show;
+      if (state.phase === "over") {
+        title.textContent = "Game over";
+        const m = state.match;
+        if (!m.over && m.games[m.games.length - 1] === state.id) {
+          button("Next game of the match", async () => {
+            const answer = await api("POST", `/api/games/${GAME}/next`);
+            if (answer) location.href = `/games/${answer.id}`;
+          }, true);
+        }
+      }
+      if (nxt) {
+        const whose = nxt.what === "crib" ? `${seatName(nxt.seat)}'s crib` : `${seatName(nxt.seat)}'s hand`;
+        if (state.phase === "show") title.textContent = `The show: ${whose}`;
+        const size = settings.variant === "five-card" && nxt.what === "hand" ? 3 : 4;
+        openPicker(`Count ${whose} (starter ${cardLabel(state.starter)}). Enter its ${size} cards ` +
+          "if they are not known; enter the claim to check it.", size,
+          { claim: true, optional: true },
+          (cards, claim) => act({ kind: "show", cards: cards.length ? cards : undefined, claim }));
+      }
+      break;
+    }
+  }
+  renderMuggins();
+}
+
+function renderMuggins() {
+  const box = $("muggins");
+  box.replaceChildren();
+  const last = [...state.events].reverse().find((e) => e.claim);
+  const open = state.muggins_open;
+  if (!last && !open) { box.hidden = true; return; }
+  box.hidden = false;
+  const check = open || last.claim;
+  const who = open ? seatName(open.seat) : seatName(last.seat);
+  box.append(el("div", { class: `flag ${check.outcome}` }, `${who}: ${check.description}`));
+  if (open && open.outcome === "short" && state.settings.muggins) {
+    for (let s = 0; s < state.settings.players; s++) {
+      if (sideOf(s) === sideOf(open.seat)) continue;
+      box.append(el("button", { type: "button", class: "primary",
+        onclick: () => act({ kind: "muggins", seat: s, points: open.missed }) },
+        `Muggins! ${seatName(s)} takes ${open.missed}`));
+    }
+  }
+}
+
+function renderPlay() {
+  const list = $("play");
+  list.replaceChildren();
+  const heels = state.events.find((e) => e.kind === "his heels" && e.deal === state.deal);
+  if (heels) list.append(el("li", {}, `His heels: ${seatName(heels.seat)} pegs 2 for the starter ${cardLabel(heels.cards[0])}`));
+  for (const step of state.play) {
+    const reasons = step.items.map((i) => `${i.name} for ${i.points}`).join(", ");
+    let text;
+    if (step.action === "play") text = [`${seatName(step.seat)} plays `, cardChip(step.card), ` — ${step.count}`];
+    else if (step.action === "go") text = [`${seatName(step.seat)}: go`];
+    else text = [`${seatName(step.seat)}: ${step.action}`];
+    const item = el("li", {}, ...text);
+    if (reasons) item.append(" ", el("span", { class: "pts" }, reasons));
+    list.append(item);
+    const reset = step.action === "go point" || step.items.some((i) => i.name === "31");
+    if (reset) list.append(el("li", { class: "reset" }, "the count starts again at 0"));
+  }
+}
+
+function renderShows() {
+  const box = $("shows");
+  box.replaceChildren();
+  if (!state.shows.length) { box.append(el("p", { class: "muted" }, "Nothing counted yet.")); return; }
+  for (const show of state.shows) {
+    const what = show.what === "crib" ? `${seatName(show.seat)}'s crib` : `${seatName(show.seat)}'s hand`;
+    const head = el("div", {}, `Deal ${show.deal} · ${what}: `, ...show.hand.map(cardChip), " + starter ", cardChip(show.starter));
+    const items = el("ul", {}, ...show.items.map((i) => el("li", {}, `${i.name} ${i.cards.map(cardLabel).join(" ")} for ${i.points}`)));
+    const node = el("div", { class: "show" }, head, items,
+      el("div", { class: "spoken" }, show.spoken ? `“${show.spoken}”` : "nineteen (nothing)"),
+      el("div", { class: "total" }, `${show.total}` + (show.for_interest ? " (for interest: the game was won)" : "")));
+    if (show.claim) node.append(el("div", { class: `flag ${show.claim.outcome}` }, show.claim.description));
+    box.append(node);
+  }
+}
+
+function renderLog() {
+  const list = $("events");
+  list.replaceChildren(...state.events.slice().reverse().map((e) => {
+    const who = e.seat === null ? "" : `${seatName(e.seat)} `;
+    const detail = [...e.items, e.note].filter(Boolean).join("; ");
+    return el("li", {}, `deal ${e.deal}: ${who}${e.kind} ${e.points ? (e.points > 0 ? "+" : "") + e.points : ""}` +
+      (detail ? ` (${detail})` : ""));
+  }));
+  const seat = $("correct-seat");
+  if (seat.options.length !== state.settings.players) {
+    seat.replaceChildren(...state.names.map((n, s) => el("option", { value: String(s) }, n)));
+  }
+}
+
+// -- the rest of the page ------------------------------------------------------------------
+$("undo").addEventListener("click", async () => {
+  const answer = await api("POST", `/api/games/${GAME}/undo`);
+  if (answer) render(answer);
+});
+
+$("correct-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const form = new FormData(event.target);
+  await act({ kind: "correct", seat: Number(form.get("seat")), points: Number(form.get("points")) });
+});
+
+$("advice-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const form = new FormData(event.target);
+  const hand = String(form.get("hand")).split(/[\s,]+/).filter(Boolean).map((c) => c.toUpperCase());
+  const answer = await api("POST", "/api/advise", {
+    hand, role: form.get("role"), players: state.settings.players, variant: state.settings.variant,
+  });
+  const out = $("advice-out");
+  out.replaceChildren();
+  if (!answer) return;
+  const rows = answer.options.slice(0, 5).map((o) => el("tr", {},
+    el("td", {}, o.discard.map(cardLabel).join(" ")), el("td", {}, o.keep.map(cardLabel).join(" ")),
+    el("td", {}, o.hand.mean.toFixed(2)), el("td", {}, (answer.crib_sign * o.crib).toFixed(2)),
+    el("td", {}, o.net.toFixed(2))));
+  out.append(el("table", { class: "advice" },
+    el("tr", {}, ...["lay away", "keep", "hand", "crib", "net"].map((h) => el("th", {}, h))), ...rows));
+});
+
+const camera = new Camera(GAME, $("camera-video"), $("camera-overlay"), $("camera-status"));
+$("camera-start").addEventListener("click", () => camera.start());
+
+function connect() {
+  const source = new EventSource(`/api/games/${GAME}/events`);
+  source.addEventListener("state", (event) => {
+    $("live").classList.add("on");
+    render(JSON.parse(event.data));
+  });
+  source.addEventListener("error", () => $("live").classList.remove("on"));
+}
+
+(async () => {
+  const first = await api("GET", `/api/games/${GAME}`);
+  if (first) render(first);
+  connect();
+})();

@@ -1,0 +1,25 @@
+/* The game list page: start a new game and open it. */
+"use strict";
+document.getElementById("new-game").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const form = new FormData(event.target);
+  const players = Number(form.get("players"));
+  const body = {
+    players,
+    target: Number(form.get("target")),
+    variant: form.get("variant"),
+    muggins: form.get("muggins") === "on",
+    games_per_match: Number(form.get("games_per_match")) || 1,
+  };
+  const names = String(form.get("names") || "").split(",").map((n) => n.trim()).filter(Boolean);
+  if (names.length) body.names = names;
+  const response = await fetch("/api/games", {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+  });
+  const answer = await response.json();
+  if (!response.ok) {
+    document.getElementById("new-game-error").textContent = answer.error;
+    return;
+  }
+  location.href = `/games/${answer.id}`;
+});

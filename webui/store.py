@@ -1,0 +1,247 @@
+"""Games in SQLite: each game is its settings plus its ordered action log.
+
+Every action is committed the moment it is accepted, so a server killed mid-game (even with
+SIGKILL) loses nothing: the game is rebuilt from the log with `Game.from_json`. Writes run
+inside `BEGIN IMMEDIATE`, which serialises them per database across threads and processes,
+and the log is read inside that same transaction, so two devices acting at once can never
+interleave half-applied changes. WAL mode lets pages read while a write is in progress.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from scorer.game import Game
+from scorer.settings import Settings
+from webui.errors import GameNotFoundError
+
+T = TypeVar("T")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS games (
+    id TEXT PRIMARY KEY,
+    match_id TEXT NOT NULL,
+    created REAL NOT NULL,
+    updated REAL NOT NULL,
+    settings TEXT NOT NULL,
+    first_dealer INTEGER,
+    names TEXT NOT NULL,
+    revision INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS actions (
+    game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    action TEXT NOT NULL,
+    PRIMARY KEY (game_id, seq)
+);
+CREATE INDEX IF NOT EXISTS games_match ON games(match_id);
+"""
+
+
+@dataclass
+class StoredGame:
+    """A game as loaded: the rebuilt engine plus what the store keeps about it."""
+
+    id: str
+    match_id: str
+    names: list[str]
+    created: float
+    updated: float
+    revision: int
+    game: Game
+
+
+class GameStore:
+    """The games database. Opens a short-lived connection per operation: thread-safe."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()  # serialises writers of this process (no busy waits)
+        with self._connect() as db:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(_SCHEMA)
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        try:
+            db.execute("PRAGMA synchronous=FULL")
+            db.execute("PRAGMA foreign_keys=ON")
+            yield db
+        finally:
+            db.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; rolled back entirely if anything in it fails."""
+        with self._lock, self._connect() as db:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+
+    # -- meta ------------------------------------------------------------------------------
+    def secret(self, key: str) -> str:
+        """A random secret kept in the database (created on first use), e.g. the cookie key."""
+        with self._write() as db:
+            row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+            if row is not None:
+                return str(row[0])
+            value = secrets.token_hex(32)
+            db.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (key, value))
+            return value
+
+    # -- games -----------------------------------------------------------------------------
+    def create(
+        self,
+        settings: Settings,
+        names: Sequence[str],
+        first_dealer: int | None = None,
+        match_id: str | None = None,
+    ) -> str:
+        Game(settings, first_dealer=first_dealer)  # refuses a bad first dealer before storing
+        game_id = secrets.token_hex(4)
+        now = time.time()
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO games (id, match_id, created, updated, settings, first_dealer, names)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (game_id, match_id or game_id, now, now, json.dumps(settings.to_json()),
+                 first_dealer, json.dumps(list(names))),
+            )  # fmt: skip
+        return game_id
+
+    def summaries(self) -> list[dict[str, Any]]:
+        """Every game, most recently played first (summaries; no replay)."""
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT g.id, g.match_id, g.created, g.updated, g.settings, g.names, g.revision,"
+                " (SELECT COUNT(*) FROM actions a WHERE a.game_id = g.id)"
+                " FROM games g ORDER BY g.updated DESC"
+            ).fetchall()
+        return [
+            {"id": r[0], "match_id": r[1], "created": r[2], "updated": r[3],
+             "settings": json.loads(r[4]), "names": json.loads(r[5]), "revision": r[6],
+             "actions": r[7]}
+            for r in rows
+        ]  # fmt: skip
+
+    def load(self, game_id: str) -> StoredGame:
+        with self._connect() as db:
+            db.execute("BEGIN")  # one consistent snapshot of the game row and its log
+            try:
+                return self._load(db, game_id)
+            finally:
+                db.execute("ROLLBACK")
+
+    def revision(self, game_id: str) -> int:
+        with self._connect() as db:
+            row = db.execute("SELECT revision FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            raise GameNotFoundError(f"no game {game_id!r}")
+        return int(row[0])
+
+    def match_games(self, match_id: str) -> list[StoredGame]:
+        with self._connect() as db:
+            ids = [
+                r[0]
+                for r in db.execute(
+                    "SELECT id FROM games WHERE match_id = ? ORDER BY created, rowid", (match_id,)
+                )
+            ]
+            return [self._load(db, game_id) for game_id in ids]  # fmt: skip
+
+    def act(self, game_id: str, action: Callable[[Game], T]) -> tuple[T, StoredGame]:
+        """Apply `action` to the game and commit what it changed in the log, atomically.
+
+        An action that raises leaves the database untouched (and the engine itself is
+        unchanged by a refused action).
+        """
+        with self._write() as db:
+            stored = self._load(db, game_id)
+            before = [a.to_json() for a in stored.game.actions]
+            result = action(stored.game)
+            after = [a.to_json() for a in stored.game.actions]
+            self._save_log(db, stored, before, after)
+            return result, stored
+
+    def replace_settings(self, game_id: str, settings: Settings) -> StoredGame:
+        """New rules for a game; refused (unchanged) if its log does not replay under them."""
+        with self._write() as db:
+            stored = self._load(db, game_id)
+            data = stored.game.to_json() | {"settings": settings.to_json()}
+            stored.game = Game.from_json(data)
+            db.execute("UPDATE games SET settings = ? WHERE id = ?",
+                       (json.dumps(settings.to_json()), game_id))  # fmt: skip
+            self._bump(db, stored)
+            return stored
+
+    def rename(self, game_id: str, names: Sequence[str]) -> StoredGame:
+        with self._write() as db:
+            stored = self._load(db, game_id)
+            stored.names = list(names)
+            db.execute("UPDATE games SET names = ? WHERE id = ?", (json.dumps(names), game_id))
+            self._bump(db, stored)
+            return stored
+
+    def delete(self, game_id: str) -> None:
+        with self._write() as db:
+            if db.execute("DELETE FROM games WHERE id = ?", (game_id,)).rowcount == 0:
+                raise GameNotFoundError(f"no game {game_id!r}")
+
+    # -- internals -------------------------------------------------------------------------
+    def _load(self, db: sqlite3.Connection, game_id: str) -> StoredGame:
+        row = db.execute(
+            "SELECT match_id, created, updated, settings, first_dealer, names, revision"
+            " FROM games WHERE id = ?",
+            (game_id,),
+        ).fetchone()
+        if row is None:
+            raise GameNotFoundError(f"no game {game_id!r}")
+        actions = [json.loads(r[0]) for r in db.execute(
+            "SELECT action FROM actions WHERE game_id = ? ORDER BY seq", (game_id,))]  # fmt: skip
+        game = Game.from_json(
+            {"settings": json.loads(row[3]), "first_dealer": row[4], "actions": actions}
+        )
+        return StoredGame(game_id, row[0], json.loads(row[5]), row[1], row[2], row[6], game)
+
+    def _save_log(
+        self,
+        db: sqlite3.Connection,
+        stored: StoredGame,
+        before: list[dict[str, Any]],
+        after: list[dict[str, Any]],
+    ) -> None:
+        """Write only the difference: drop the log's tail after the common prefix, add the new."""
+        if before == after:
+            return
+        keep = 0
+        while keep < min(len(before), len(after)) and before[keep] == after[keep]:
+            keep += 1
+        db.execute("DELETE FROM actions WHERE game_id = ? AND seq >= ?", (stored.id, keep))
+        db.executemany(
+            "INSERT INTO actions (game_id, seq, action) VALUES (?, ?, ?)",
+            [(stored.id, seq, json.dumps(a)) for seq, a in enumerate(after[keep:], start=keep)],
+        )
+        self._bump(db, stored)
+
+    def _bump(self, db: sqlite3.Connection, stored: StoredGame) -> None:
+        stored.revision += 1
+        stored.updated = time.time()
+        db.execute("UPDATE games SET revision = ?, updated = ? WHERE id = ?",
+                   (stored.revision, stored.updated, stored.id))  # fmt: skip
