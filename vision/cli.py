@@ -31,7 +31,7 @@ def _run_synth(args: argparse.Namespace) -> int:
     from vision.cardart import iter_deck_dirs
     from vision.synth import SynthConfig, generate
 
-    dirs = list(iter_deck_dirs(args.art))
+    dirs = list(iter_deck_dirs(args.art, partial=True))
     if args.decks:
         dirs = [d for d in dirs if d.name in set(args.decks)]
     elif not args.include_held_out:
@@ -41,8 +41,9 @@ def _run_synth(args: argparse.Namespace) -> int:
         print(f"no usable decks in {args.art}: run `cribcam cardart {args.art}` first")
         return 1
     print("decks:", ", ".join(d.name for d in dirs))
-    boxes = generate(args.out_dir, args.count, args.seed, dirs, SynthConfig(size=args.size),
-                     start=args.start)
+    boxes = generate(
+        args.out_dir, args.count, args.seed, dirs, SynthConfig(size=args.size), start=args.start
+    )
     print(f"{args.count} scenes, {boxes} labelled corner indices -> {args.out_dir}")
     return 0
 

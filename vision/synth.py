@@ -45,7 +45,7 @@ class Deck:
     @property
     def size(self) -> tuple[int, int]:
         """(width, height) of a face."""
-        h, w = self.faces["AS"].shape[:2]
+        h, w = next(iter(self.faces.values())).shape[:2]
         return w, h
 
 
@@ -67,7 +67,7 @@ def load_decks(deck_dirs: Sequence[Path | str]) -> list[Deck]:
     """Load rendered decks and measure the ink hull of every corner index."""
     decks: list[Deck] = []
     for d in deck_dirs:
-        art, faces = load_deck(d)
+        art, faces = load_deck(d, only_ok=True)
         hulls: dict[str, dict[str, F64]] = {}
         for code, face in faces.items():
             ink = _ink_mask(face)
@@ -123,20 +123,30 @@ def background(rng: Rng, size: int) -> F32:
     h = w = size
     kind = rng.choice(["felt", "wood", "cloth", "plain", "check"], p=[0.3, 0.3, 0.15, 0.15, 0.1])
     if kind == "felt":
-        col = rng.choice([[30, 100, 50], [20, 70, 40], [30, 50, 110], [110, 30, 30],
-                          [60, 60, 60]]) * rng.uniform(0.6, 1.3)
+        col = rng.choice(
+            [[30, 100, 50], [20, 70, 40], [30, 50, 110], [110, 30, 30], [60, 60, 60]]
+        ) * rng.uniform(0.6, 1.3)
         t = 0.85 + 0.3 * _fbm(rng, h, w, 64) + 0.15 * (rng.random((h, w), np.float32) - 0.5)
         img = t[..., None] * col[None, None, :]
     elif kind == "wood":
-        col = np.array(rng.choice([[150, 100, 60], [110, 70, 40], [190, 150, 100],
-                                   [80, 50, 30], [200, 170, 130]]), np.float32)
+        col = np.array(
+            rng.choice(
+                [[150, 100, 60], [110, 70, 40], [190, 150, 100], [80, 50, 30], [200, 170, 130]]
+            ),
+            np.float32,
+        )
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         ang = rng.uniform(0, math.pi)
         # grain: noise stretched hard along the grain direction, then rotated
         n = int(h * 1.5)
         streak = cv2.resize(_fbm(rng, n, max(8, n // 40), 6), (n, n))
-        streak = cv2.resize(rng.random((n, max(8, n // 60)), np.float32), (n, n),
-                            interpolation=cv2.INTER_LINEAR) * 0.5 + streak * 0.5
+        streak = (
+            cv2.resize(
+                rng.random((n, max(8, n // 60)), np.float32), (n, n), interpolation=cv2.INTER_LINEAR
+            )
+            * 0.5
+            + streak * 0.5
+        )
         rot = cv2.getRotationMatrix2D((n / 2, n / 2), math.degrees(ang), 1.0)
         rot[:, 2] -= np.array([(n - w) / 2, (n - h) / 2])
         grain = cv2.warpAffine(streak.T.copy(), rot, (w, h), borderMode=cv2.BORDER_REFLECT)
@@ -182,15 +192,37 @@ class Placement:
     M: F64  # 2x3
 
 
-def _affine(size: tuple[int, int], centre: tuple[float, float], height: float,
-            angle: float) -> F64:
+def _faces_available(
+    placements: list[Placement], decks: Sequence[Deck], rng: Rng
+) -> list[Placement]:
+    """A face-up card whose face failed its deck's checks is drawn from another deck, scaled to
+    the same place; with no deck holding it, it lies face down (never face up unlabelled)."""
+    resolved = []
+    for p in placements:
+        if p.face_up and p.code not in decks[p.deck].faces:
+            holders = [i for i, deck in enumerate(decks) if p.code in deck.faces]
+            if holders:
+                other = int(rng.choice(holders))
+                (w0, h0), (w1, h1) = decks[p.deck].size, decks[other].size
+                matrix = p.M.copy()
+                matrix[:, 0] *= w0 / w1
+                matrix[:, 1] *= h0 / h1
+                p = Placement(other, p.code, True, matrix)
+            else:
+                p = Placement(p.deck, p.code, False, p.M)
+        resolved.append(p)
+    return resolved
+
+
+def _affine(size: tuple[int, int], centre: tuple[float, float], height: float, angle: float) -> F64:
     """Map a face (w, h) so its centre lands at `centre`, `height` px tall, rotated `angle`."""
     w, h = size
     s = height / h
     c, si = math.cos(angle) * s, math.sin(angle) * s
     cx, cy = centre
-    return np.array([[c, -si, cx - c * w / 2 + si * h / 2],
-                     [si, c, cy - si * w / 2 - c * h / 2]], np.float64)
+    return np.array(
+        [[c, -si, cx - c * w / 2 + si * h / 2], [si, c, cy - si * w / 2 - c * h / 2]], np.float64
+    )
 
 
 @dataclass
@@ -213,11 +245,18 @@ class _Layout:
             return
         d, code = got
         jitter = self.rng.normal(0, 0.04)
-        self.out.append(Placement(d, code, face_up,
-                                  _affine(self.size, centre, self.u, angle + jitter)))
+        self.out.append(
+            Placement(d, code, face_up, _affine(self.size, centre, self.u, angle + jitter))
+        )
 
-    def row(self, centre: tuple[float, float], direction: float, n: int, spacing: float,
-            fan: float = 0.0) -> None:
+    def row(
+        self,
+        centre: tuple[float, float],
+        direction: float,
+        n: int,
+        spacing: float,
+        fan: float = 0.0,
+    ) -> None:
         """Cards left to right (as the seat sees them); later ones lie on top."""
         w = self.u * self.size[0] / self.size[1]
         tx, ty = math.cos(direction), math.sin(direction)
@@ -247,8 +286,15 @@ class _Layout:
             self.out.append(Placement(d, code, False, _affine(self.size, c, self.u, a)))
 
 
-def layout_scene(rng: Rng, n_decks: int, size: tuple[int, int], centre: tuple[float, float],
-                 radius: float, u: float, view_angle: float) -> list[Placement]:
+def layout_scene(
+    rng: Rng,
+    n_decks: int,
+    size: tuple[int, int],
+    centre: tuple[float, float],
+    radius: float,
+    u: float,
+    view_angle: float,
+) -> list[Placement]:
     """Cards of a cribbage deal around `centre`: hands, pegging rows, pack + starter, crib.
 
     With large cards (close-up) only a few loose cards or one hand fit in view.
@@ -264,8 +310,10 @@ def layout_scene(rng: Rng, n_decks: int, size: tuple[int, int], centre: tuple[fl
         if rng.random() < 0.5:
             n = int(rng.integers(1, 6))
             for _ in range(n):
-                p = (cx + rng.uniform(-radius, radius) * 0.7, cy + rng.uniform(-radius, radius)
-                     * 0.7)
+                p = (
+                    cx + rng.uniform(-radius, radius) * 0.7,
+                    cy + rng.uniform(-radius, radius) * 0.7,
+                )
                 lay.put(p, rng.uniform(0, 2 * math.pi))
         else:
             n = int(rng.integers(2, 7))
@@ -314,8 +362,14 @@ def layout_scene(rng: Rng, n_decks: int, size: tuple[int, int], centre: tuple[fl
 # ----------------------------------------------------------------------------- rendering
 
 
-def _composite(plane: F32, ids: npt.NDArray[np.int16], img: RGBA, M: F64, idx: int,
-               shadow: tuple[float, float, float] | None) -> None:
+def _composite(
+    plane: F32,
+    ids: npt.NDArray[np.int16],
+    img: RGBA,
+    M: F64,
+    idx: int,
+    shadow: tuple[float, float, float] | None,
+) -> None:
     """Warp an RGBA card into the plane (only its bounding region) and record its pixels."""
     h, w = img.shape[:2]
     corners = np.array([[0, 0, 1], [w, 0, 1], [w, h, 1], [0, h, 1]], np.float64) @ M.T
@@ -329,15 +383,21 @@ def _composite(plane: F32, ids: npt.NDArray[np.int16], img: RGBA, M: F64, idx: i
         return
     m = M.copy()
     m[:, 2] -= [x0, y0]
-    warped = cv2.warpAffine(img, m, (x1 - x0, y1 - y0), flags=cv2.INTER_AREA
-                            if M[0, 0] ** 2 + M[1, 0] ** 2 < 0.5 else cv2.INTER_LINEAR,
-                            borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
+    warped = cv2.warpAffine(
+        img,
+        m,
+        (x1 - x0, y1 - y0),
+        flags=cv2.INTER_AREA if M[0, 0] ** 2 + M[1, 0] ** 2 < 0.5 else cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=(0, 0, 0, 0),
+    )
     a = warped[:, :, 3:4].astype(np.float32) / 255.0
     roi = plane[y0:y1, x0:x1]
     if shadow is not None:
         dx, dy, strength = shadow
-        sm = cv2.warpAffine(a[:, :, 0], np.array([[1, 0, dx], [0, 1, dy]], np.float32),
-                            (x1 - x0, y1 - y0))
+        sm = cv2.warpAffine(
+            a[:, :, 0], np.array([[1, 0, dx], [0, 1, dy]], np.float32), (x1 - x0, y1 - y0)
+        )
         sm = cv2.GaussianBlur(sm, (0, 0), 2 + abs(dx) / 2)
         roi *= (1 - strength * sm)[..., None]
     roi[:] = roi * (1 - a) + warped[:, :, :3].astype(np.float32) * a
@@ -361,8 +421,14 @@ def _visible_fraction(ids: npt.NDArray[np.int16], poly: F64, idx: int) -> float:
     return float((ids[cy0:cy1, cx0:cx1][sub] == idx).sum()) / total
 
 
-def _board(plane: F32, ids: npt.NDArray[np.int16], rng: Rng, centre: tuple[float, float],
-           u: float, angle: float) -> None:
+def _board(
+    plane: F32,
+    ids: npt.NDArray[np.int16],
+    rng: Rng,
+    centre: tuple[float, float],
+    u: float,
+    angle: float,
+) -> None:
     """A crude cribbage board (wood strip with hole rows and pegs) as a distractor."""
     L, W = u * rng.uniform(2.5, 4.0), u * rng.uniform(0.5, 0.8)
     box = cv2.boxPoints(((centre[0], centre[1]), (L, W), math.degrees(angle)))
@@ -444,7 +510,7 @@ def _effects(clean: F32, rng: Rng) -> npt.NDArray[np.uint8]:
     g = ((xx - w / 2) * math.cos(a) + (yy - h / 2) * math.sin(a)) / w
     light = 1 + rng.uniform(0, 0.6) * g
     if rng.random() < 0.5:
-        r2 = ((xx - w * rng.uniform(0.2, 0.8)) ** 2 + (yy - h * rng.uniform(0.2, 0.8)) ** 2)
+        r2 = (xx - w * rng.uniform(0.2, 0.8)) ** 2 + (yy - h * rng.uniform(0.2, 0.8)) ** 2
         light *= 1 - rng.uniform(0, 0.35) * np.clip(r2 / (w * w * 0.5), 0, 1)
     img = img * light[..., None] * rng.uniform(0.6, 1.25)
     # soft shadow of an arm/phone
@@ -491,8 +557,12 @@ def _effects(clean: F32, rng: Rng) -> npt.NDArray[np.uint8]:
     return out
 
 
-def make_scene(decks: Sequence[Deck], rng: Rng, cfg: SynthConfig | None = None,
-               placements: list[Placement] | None = None) -> Scene:
+def make_scene(
+    decks: Sequence[Deck],
+    rng: Rng,
+    cfg: SynthConfig | None = None,
+    placements: list[Placement] | None = None,
+) -> Scene:
     """Compose one scene. `placements` (plane coords) overrides the random layout (tests)."""
     cfg = cfg or SynthConfig()
     s = cfg.size
@@ -507,26 +577,37 @@ def make_scene(decks: Sequence[Deck], rng: Rng, cfg: SynthConfig | None = None,
     ids = np.full((P, P), -1, np.int16)
     if placements is None:
         if rng.random() < cfg.board:
-            _board(plane, ids, rng, (centre[0] + rng.uniform(-0.4, 0.4) * s,
-                                     centre[1] + rng.uniform(-0.4, 0.4) * s), u,
-                   view_angle + rng.uniform(-0.3, 0.3))
+            _board(
+                plane,
+                ids,
+                rng,
+                (centre[0] + rng.uniform(-0.4, 0.4) * s, centre[1] + rng.uniform(-0.4, 0.4) * s),
+                u,
+                view_angle + rng.uniform(-0.3, 0.3),
+            )
         placements = layout_scene(rng, len(decks), (fw, fh), centre, s * 0.5, u, view_angle)
     shadow_dir = rng.uniform(0, 2 * math.pi)
     shadow_len = rng.uniform(0, 4)
-    shadow = (math.cos(shadow_dir) * shadow_len, math.sin(shadow_dir) * shadow_len,
-              rng.uniform(0.15, 0.45))
+    shadow = (
+        math.cos(shadow_dir) * shadow_len,
+        math.sin(shadow_dir) * shadow_len,
+        rng.uniform(0.15, 0.45),
+    )
+    placements = _faces_available(placements, decks, rng)
     tints: list[F32] = []
     for k, p in enumerate(placements):
         deck = decks[p.deck]
         img = deck.faces[p.code] if p.face_up else deck.back
         if cfg.effects:
             tint = rng.uniform(0.9, 1.03, 3).astype(np.float32)
-            img = np.concatenate([np.clip(img[:, :, :3] * tint, 0, 255).astype(np.uint8),
-                                  img[:, :, 3:]], axis=2)
+            img = np.concatenate(
+                [np.clip(img[:, :, :3] * tint, 0, 255).astype(np.uint8), img[:, :, 3:]], axis=2
+            )
             tints.append(tint)
         _composite(plane, ids, img, p.M, k, shadow if cfg.effects else None)
-    warped = cv2.warpPerspective(plane, H, (s, s), flags=cv2.INTER_LINEAR,
-                                 borderMode=cv2.BORDER_REFLECT)
+    warped = cv2.warpPerspective(
+        plane, H, (s, s), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT
+    )
     labels: list[tuple[int, float, float, float, float]] = []
     cards: list[dict[str, Any]] = []
     for k, p in enumerate(placements):
@@ -552,12 +633,25 @@ def make_scene(decks: Sequence[Deck], rng: Rng, cfg: SynthConfig | None = None,
                     continue
                 if cy1 - cy0 < 4 or cx1 - cx0 < 2:
                     continue
-                labels.append((CLASS_ID[p.code], (cx0 + cx1) / 2 / s, (cy0 + cy1) / 2 / s,
-                               (cx1 - cx0) / s, (cy1 - cy0) / s))
+                labels.append(
+                    (
+                        CLASS_ID[p.code],
+                        (cx0 + cx1) / 2 / s,
+                        (cy0 + cy1) / 2 / s,
+                        (cx1 - cx0) / s,
+                        (cy1 - cy0) / s,
+                    )
+                )
                 labelled.append(key)
-        cards.append({"code": p.code, "deck": deck.name, "face_up": p.face_up,
-                      "corners": [[round(float(x), 2), round(float(y), 2)] for x, y in img_c],
-                      "labelled": labelled})
+        cards.append(
+            {
+                "code": p.code,
+                "deck": deck.name,
+                "face_up": p.face_up,
+                "corners": [[round(float(x), 2), round(float(y), 2)] for x, y in img_c],
+                "labelled": labelled,
+            }
+        )
     if cfg.effects:
         image = _effects(np.asarray(warped, np.float32), rng)
     else:
@@ -575,11 +669,19 @@ def write_dataset_files(out: Path) -> None:
     (out / "classes.txt").write_text("\n".join(CLASSES) + "\n")
     names = "\n".join(f"  {i}: {c}" for i, c in enumerate(CLASSES))
     (out / "data.yaml").write_text(
-        f"path: .\ntrain: images\nval: images\nnc: {len(CLASSES)}\nnames:\n{names}\n")
+        f"path: .\ntrain: images\nval: images\nnc: {len(CLASSES)}\nnames:\n{names}\n"
+    )
 
 
-def generate(out_dir: Path | str, count: int, seed: int, deck_dirs: Sequence[Path | str],
-             cfg: SynthConfig | None = None, start: int = 0, progress: bool = True) -> int:
+def generate(
+    out_dir: Path | str,
+    count: int,
+    seed: int,
+    deck_dirs: Sequence[Path | str],
+    cfg: SynthConfig | None = None,
+    start: int = 0,
+    progress: bool = True,
+) -> int:
     """Write `count` scenes (indices start..start+count-1) to `out_dir`; returns boxes written."""
     from PIL import Image
     from tqdm import tqdm
@@ -598,8 +700,10 @@ def generate(out_dir: Path | str, count: int, seed: int, deck_dirs: Sequence[Pat
         name = f"syn_{seed}_{i:06d}"
         Image.fromarray(sc.image).save(out / "images" / f"{name}.jpg", quality=95)
         (out / "labels" / f"{name}.txt").write_text(
-            "".join(f"{c} {x:.6f} {y:.6f} {w:.6f} {h:.6f}\n" for c, x, y, w, h in sc.labels))
-        (out / "meta" / f"{name}.json").write_text(json.dumps(
-            {"seed": seed, "index": i, "size": cfg.size, "cards": sc.cards}))
+            "".join(f"{c} {x:.6f} {y:.6f} {w:.6f} {h:.6f}\n" for c, x, y, w, h in sc.labels)
+        )
+        (out / "meta" / f"{name}.json").write_text(
+            json.dumps({"seed": seed, "index": i, "size": cfg.size, "cards": sc.cards})
+        )
         boxes += len(sc.labels)
     return boxes

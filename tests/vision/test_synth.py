@@ -35,8 +35,9 @@ def decks() -> list[Deck]:
     return load_decks([FIXTURE])
 
 
-def _single(decks: list[Deck], code: str, centre: tuple[float, float], height: float,
-            angle: float) -> Scene:
+def _single(
+    decks: list[Deck], code: str, centre: tuple[float, float], height: float, angle: float
+) -> Scene:
     p = Placement(0, code, True, _affine(decks[0].size, centre, height, angle))
     return make_scene(decks, scene_rng(0, 0), CLEAN, placements=[p])
 
@@ -49,8 +50,12 @@ def _ink(img: np.ndarray) -> np.ndarray:
 
 def _box_px(label: tuple[int, float, float, float, float], s: int) -> tuple[int, ...]:
     _, x, y, w, h = label
-    return (round((x - w / 2) * s), round((y - h / 2) * s), round((x + w / 2) * s),
-            round((y + h / 2) * s))
+    return (
+        round((x - w / 2) * s),
+        round((y - h / 2) * s),
+        round((x + w / 2) * s),
+        round((y + h / 2) * s),
+    )
 
 
 def test_fixture_deck_is_complete() -> None:
@@ -77,14 +82,21 @@ def test_deterministic_by_seed(decks: list[Deck]) -> None:
 
 def test_generate_writes_same_files_twice(tmp_path: Path) -> None:
     for run in ("one", "two"):
-        generate(tmp_path / run, 3, seed=5, deck_dirs=[FIXTURE], cfg=SynthConfig(size=256),
-                 progress=False)
+        generate(
+            tmp_path / run,
+            3,
+            seed=5,
+            deck_dirs=[FIXTURE],
+            cfg=SynthConfig(size=256),
+            progress=False,
+        )
     names = sorted(p.name for p in (tmp_path / "one" / "labels").iterdir())
     assert len(names) == 3
     for sub in ("labels", "meta", "images"):
         for n in sorted(p.name for p in (tmp_path / "one" / sub).iterdir()):
             assert (tmp_path / "one" / sub / n).read_bytes() == (
-                tmp_path / "two" / sub / n).read_bytes()
+                tmp_path / "two" / sub / n
+            ).read_bytes()
     meta = json.loads(next((tmp_path / "one" / "meta").iterdir()).read_text())
     assert all(len(c["corners"]) == 4 for c in meta["cards"])
     assert (tmp_path / "one" / "classes.txt").read_text().split() == list(CLASSES)
@@ -124,8 +136,15 @@ def test_label_matches_known_box_upright(decks: list[Deck]) -> None:
     x_off, y_off = 160 - w * scale / 2, 160 - h * scale / 2
     got = sorted(_box_px(lab, 320) for lab in sc.labels)
     want = sorted(
-        tuple(round(v) for v in (b[0] * scale + x_off, b[1] * scale + y_off,
-                                 b[2] * scale + x_off, b[3] * scale + y_off))
+        tuple(
+            round(v)
+            for v in (
+                b[0] * scale + x_off,
+                b[1] * scale + y_off,
+                b[2] * scale + x_off,
+                b[3] * scale + y_off,
+            )
+        )
         for b in art.boxes["10S"].values()
     )
     assert np.abs(np.subtract(got, want)).max() <= 3
@@ -140,7 +159,8 @@ def test_covered_corner_is_not_labelled(decks: list[Deck]) -> None:
     assert sc.cards[0]["labelled"] == ["tl"]
     assert sorted(sc.cards[1]["labelled"]) == ["br", "tl"]
     assert sorted(lab[0] for lab in sc.labels) == sorted(
-        [CLASS_ID["5D"], CLASS_ID["KC"], CLASS_ID["KC"]])
+        [CLASS_ID["5D"], CLASS_ID["KC"], CLASS_ID["KC"]]
+    )
 
 
 def test_face_down_and_off_image_cards_unlabelled(decks: list[Deck]) -> None:
