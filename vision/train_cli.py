@@ -1,0 +1,81 @@
+"""`cribcam train`: build the training sets, train either stage, export the app's ONNX files.
+
+    cribcam train sets OUT --synth DIR --synth-val DIR      # windows + crops, + dev-real train
+    cribcam train detector OUT --hours 1 [--resume]         # stage 1, OUT/runs/detector
+    cribcam train reader OUT --hours 1 [--resume]           # stage 2, OUT/runs/reader
+    cribcam train export OUT [--models models]              # best weights -> ONNX for the app
+
+Training needs the `train` extra (ultralytics, torch); everything stays offline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from vision.detector import DETECTOR_FILE, MODELS_DIR, READER_FILE
+
+DEV_REAL = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets" / "dev-real"
+SPLIT = Path(__file__).resolve().parent.parent / "datasets" / "dev-real-split.json"
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    train = commands.add_parser("train", help="train the card models (needs the train extra)")
+    steps = train.add_subparsers(dest="step", metavar="STEP", required=True)
+
+    sets = steps.add_parser("sets", help="cut detector windows and reader crops")
+    sets.add_argument("out", type=Path, help="training folder")
+    sets.add_argument("--synth", type=Path, required=True, help="`cribcam synth` output")
+    sets.add_argument("--synth-val", type=Path, required=True, help="a second synth set (val)")
+    sets.add_argument("--real", type=Path, default=DEV_REAL, help="dev-real photos")
+    sets.add_argument("--split", type=Path, default=SPLIT, help="its train/holdout split")
+    sets.set_defaults(run=run_sets)
+
+    for stage in ("detector", "reader"):
+        step = steps.add_parser(stage, help=f"train the {stage} for a wall-clock budget")
+        step.add_argument("out", type=Path, help="training folder (from `train sets`)")
+        step.add_argument("--hours", type=float, default=1.0, help="time budget (1.0)")
+        step.add_argument("--resume", action="store_true", help="continue from last.pt")
+        step.add_argument("--device", default="cpu", help="cpu, or a GPU index such as 0")
+        step.set_defaults(run=run_stage, stage=stage)
+
+    export = steps.add_parser("export", help="export the best weights to ONNX for the app")
+    export.add_argument("out", type=Path, help="training folder")
+    export.add_argument("--models", type=Path, default=MODELS_DIR, help="where the app looks")
+    export.set_defaults(run=run_export)
+
+
+def run_sets(args: argparse.Namespace) -> int:
+    from vision.trainsets import build_sets
+
+    real_train = json.loads(args.split.read_text())["train"]
+    counts = build_sets(args.synth, args.synth_val, args.real, real_train, args.out)
+    for name, count in counts.items():
+        print(f"{name}: {count}")
+    return 0
+
+
+def run_stage(args: argparse.Namespace) -> int:
+    from vision.train import train_classifier, train_detector
+
+    runs = args.out / "runs"
+    if args.stage == "detector":
+        best = train_detector(args.out / "detector" / "data.yaml", runs, hours=args.hours,
+                              resume=args.resume, device=args.device)  # fmt: skip
+    else:
+        best = train_classifier(args.out / "reader", runs, hours=args.hours,
+                                resume=args.resume, device=args.device)  # fmt: skip
+    print(f"best weights: {best}")
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from vision.train import export_onnx
+
+    runs = args.out / "runs"
+    export_onnx(runs / "detector" / "weights" / "best.pt", args.models / DETECTOR_FILE, imgsz=640)
+    export_onnx(runs / "reader" / "weights" / "best.pt", args.models / READER_FILE, imgsz=64,
+                dynamic=True)  # fmt: skip
+    print(f"exported to {args.models}")
+    return 0

@@ -1,0 +1,183 @@
+"""Training sets for the two stages, cut from labelled scenes (synthetic or real).
+
+Stage 1 (find corner indices, one class) trains on square windows cut from full-size scenes:
+glyphs keep the pixel size they have at inference, and a 320-px window costs a quarter of a
+640-px image. Stage 2 (read a corner index, 52 classes) trains on crops of each labelled index,
+cut from the full-resolution scene with a margin, at every rotation, so a card seen upside down
+from across the table reads the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+from tqdm import tqdm
+
+from vision.cardart import CLASSES
+from vision.crops import crop_index
+
+Image = npt.NDArray[np.uint8]
+#: Share of a box that must stay inside a window for the box to be labelled there.
+MIN_VISIBLE = 0.6
+
+
+@dataclass(frozen=True)
+class LabelledImage:
+    image: Path
+    boxes: npt.NDArray[np.float64]  # N × 4 pixel x1, y1, x2, y2
+    classes: npt.NDArray[np.int64]  # N class ids 0..51
+
+
+def read_yolo(image: Path, labels_dir: Path, width: int, height: int) -> LabelledImage:
+    """A YOLO label file (class cx cy w h, normalised) as pixel boxes."""
+    label = labels_dir / (image.stem + ".txt")
+    rows = [line.split() for line in label.read_text().splitlines() if line.strip()]
+    data = np.array(rows, dtype=np.float64).reshape(-1, 5)
+    cx, cy, w, h = data[:, 1] * width, data[:, 2] * height, data[:, 3] * width, data[:, 4] * height
+    boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1)
+    return LabelledImage(image, boxes, data[:, 0].astype(np.int64))
+
+
+def labelled_images(
+    folder: Path, names: Iterable[str] | None = None
+) -> Iterator[tuple[Image, LabelledImage]]:
+    """Images of a YOLO folder (images/, labels/) with their boxes; `names` restricts them."""
+    images = sorted((folder / "images").glob("*.jpg"))
+    if names is not None:
+        wanted = set(names)
+        images = [path for path in images if path.name in wanted]
+    for path in images:
+        pixels = cv2.imread(str(path))
+        if pixels is None:
+            continue
+        height, width = pixels.shape[:2]
+        yield np.asarray(pixels, dtype=np.uint8), read_yolo(path, folder / "labels", width, height)
+
+
+def write_windows(
+    sources: Iterable[tuple[Image, LabelledImage]],
+    out_dir: Path,
+    *,
+    prefix: str,
+    size: int = 320,
+    per_image: int = 4,
+    seed: int = 0,
+) -> int:
+    """Cut `per_image` random windows (biased to contain indices) from each image, one class."""
+    rng = np.random.default_rng(seed)
+    (out_dir / "images").mkdir(parents=True, exist_ok=True)
+    (out_dir / "labels").mkdir(parents=True, exist_ok=True)
+    written = 0
+    for pixels, labelled in tqdm(list(sources), desc=f"windows {prefix}", unit="img"):
+        height, width = pixels.shape[:2]
+        for k in range(per_image):
+            x0, y0 = _window_origin(rng, labelled.boxes, width, height, size, k)
+            window = pixels[y0 : y0 + size, x0 : x0 + size]
+            lines = _window_labels(labelled.boxes, x0, y0, size)
+            name = f"{prefix}_{labelled.image.stem}_{k}"
+            cv2.imwrite(str(out_dir / "images" / f"{name}.jpg"), window,
+                        [cv2.IMWRITE_JPEG_QUALITY, 92])  # fmt: skip
+            (out_dir / "labels" / f"{name}.txt").write_text("".join(lines))
+            written += 1
+    return written
+
+
+def _window_origin(
+    rng: np.random.Generator, boxes: npt.NDArray[np.float64], width: int, height: int,
+    size: int, k: int,
+) -> tuple[int, int]:  # fmt: skip
+    if width <= size and height <= size:
+        return 0, 0
+    if len(boxes) and k % 2 == 0:  # every other window centred near a random index
+        box = boxes[rng.integers(len(boxes))]
+        cx = (box[0] + box[2]) / 2 + rng.uniform(-size / 3, size / 3)
+        cy = (box[1] + box[3]) / 2 + rng.uniform(-size / 3, size / 3)
+    else:
+        cx, cy = rng.uniform(0, width), rng.uniform(0, height)
+    x0 = int(np.clip(cx - size / 2, 0, max(width - size, 0)))
+    y0 = int(np.clip(cy - size / 2, 0, max(height - size, 0)))
+    return x0, y0
+
+
+def _window_labels(boxes: npt.NDArray[np.float64], x0: int, y0: int, size: int) -> list[str]:
+    lines = []
+    for x1, y1, x2, y2 in boxes:
+        area = max(x2 - x1, 1e-6) * max(y2 - y1, 1e-6)
+        cx1, cy1 = max(x1 - x0, 0), max(y1 - y0, 0)
+        cx2, cy2 = min(x2 - x0, size), min(y2 - y0, size)
+        if cx2 <= cx1 or cy2 <= cy1 or (cx2 - cx1) * (cy2 - cy1) < MIN_VISIBLE * area:
+            continue
+        lines.append(f"0 {(cx1 + cx2) / 2 / size:.6f} {(cy1 + cy2) / 2 / size:.6f} "
+                     f"{(cx2 - cx1) / size:.6f} {(cy2 - cy1) / size:.6f}\n")  # fmt: skip
+    return lines
+
+
+def write_crops(
+    sources: Iterable[tuple[Image, LabelledImage]],
+    out_dir: Path,
+    *,
+    prefix: str,
+    size: int = 64,
+    rotations: int = 3,
+    seed: int = 0,
+) -> int:
+    """Crops of every labelled index into `out_dir/<class name>/`, at random rotations."""
+    rng = np.random.default_rng(seed)
+    for name in CLASSES:
+        (out_dir / name).mkdir(parents=True, exist_ok=True)
+    written = 0
+    for pixels, labelled in tqdm(list(sources), desc=f"crops {prefix}", unit="img"):
+        for i, (box, cls) in enumerate(zip(labelled.boxes, labelled.classes, strict=True)):
+            if min(box[2] - box[0], box[3] - box[1]) < 3:
+                continue
+            for r in range(rotations):
+                angle = 0.0 if r == 0 else float(rng.uniform(0, 360))
+                margin = float(rng.uniform(0.1, 0.4))
+                crop = crop_index(pixels, box, size, margin=margin, angle=angle)
+                target = out_dir / CLASSES[cls] / f"{prefix}_{labelled.image.stem}_{i}_{r}.jpg"
+                cv2.imwrite(str(target), crop, [cv2.IMWRITE_JPEG_QUALITY, 92])
+                written += 1
+    return written
+
+
+def _capped(
+    sources: Iterable[tuple[Image, LabelledImage]], cap: int, seed: int
+) -> Iterator[tuple[Image, LabelledImage]]:
+    """At most `cap` indices per scene: dense synthetic scenes would drown the real crops."""
+    rng = np.random.default_rng(seed)
+    for pixels, labelled in sources:
+        if len(labelled.boxes) > cap:
+            keep = rng.choice(len(labelled.boxes), cap, replace=False)
+            labelled = LabelledImage(labelled.image, labelled.boxes[keep], labelled.classes[keep])
+        yield pixels, labelled
+
+
+def build_sets(
+    synth: Path, synth_val: Path, real: Path, real_train: Sequence[str], out: Path
+) -> dict[str, int]:
+    """Both stages' training sets: detector windows and reader crops, synthetic plus the real
+    photos of the training part of the split (more windows and rotations each: they are few)."""
+    det, cls = out / "detector", out / "reader"
+    counts = {
+        "detector/train": write_windows(labelled_images(synth), det / "train", prefix="syn",
+                                        per_image=3, seed=1)
+        + write_windows(labelled_images(real, real_train), det / "train", prefix="real",
+                        per_image=3, seed=2),
+        "detector/val": write_windows(labelled_images(synth_val), det / "val", prefix="val",
+                                      per_image=2, seed=3),
+        "reader/train": write_crops(_capped(labelled_images(synth), 12, 4), cls / "train",
+                                    prefix="syn", rotations=2, seed=4)
+        + write_crops(labelled_images(real, real_train), cls / "train", prefix="real",
+                      rotations=8, seed=5),
+        "reader/val": write_crops(_capped(labelled_images(synth_val), 12, 6), cls / "val",
+                                  prefix="val", rotations=2, seed=6),
+    }  # fmt: skip
+    (det / "data.yaml").write_text(
+        f"path: {det.resolve()}\ntrain: train/images\nval: val/images\nnc: 1\nnames: ['index']\n"
+    )
+    return counts
