@@ -8,9 +8,14 @@ from pathlib import Path
 
 import cv2
 
+from scorer.cards import parse_card
 from vision.cards_from_detections import cards_from_detections
 from vision.detector import MODELS_DIR, CardReader, frame_json
-from vision.sources import read_image
+from vision.roles import TableLayout, assign_roles
+from vision.smoothing import TableSmoother
+from vision.sources import open_source, read_image
+
+SEATS = ("bottom", "left", "top", "right")
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -21,7 +26,30 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--annotate", type=Path, metavar="OUTDIR", help="also write each image with the cards drawn"
     )
     detect.add_argument("--models", type=Path, default=MODELS_DIR, help="model folder")
+    detect.add_argument(
+        "--seats",
+        nargs="+",
+        choices=SEATS,
+        metavar="SEAT",
+        help="table layout (2-4 of bottom left top right): add each card's role",
+    )
+    detect.add_argument("--dealer", choices=SEATS, help="the dealer's seat (to find the crib)")
     detect.set_defaults(run=run_detect)
+
+    watch = commands.add_parser("watch", help="print table changes and play events live")
+    watch.add_argument("source", help="camera index, video or image file/folder, or MJPEG URL")
+    watch.add_argument(
+        "--seats",
+        nargs="+",
+        choices=SEATS,
+        default=["bottom", "top"],
+        metavar="SEAT",
+        help="table layout (bottom top)",
+    )
+    watch.add_argument("--dealer", choices=SEATS, help="the dealer's seat (to find the crib)")
+    watch.add_argument("--models", type=Path, default=MODELS_DIR, help="model folder")
+    watch.add_argument("--frames", type=int, help="stop after this many frames")
+    watch.set_defaults(run=run_watch)
 
     evaluate = commands.add_parser("eval", help="measure card reading on labelled photos")
     evaluate.add_argument("dataset", type=Path, help="a YOLO folder with images/ and labels/")
@@ -43,10 +71,21 @@ def run_detect(args: argparse.Namespace) -> int:
     reader = CardReader(args.models)
     if args.annotate:
         args.annotate.mkdir(parents=True, exist_ok=True)
+    layout = TableLayout(args.seats) if args.seats else None
     for path in args.images:
         frame = read_image(path)
         seen = cards_from_detections(reader.read(frame))
         result = frame_json(str(path), seen)
+        if layout is not None:
+            height, width = frame.shape[:2]
+            state = assign_roles(seen, layout, (width, height), dealer=args.dealer)
+            roles = state.roles()
+            for card in result["cards"]:
+                card["role"] = str(roles.get(parse_card(card["card"]), "undecided"))
+            result["undecided"] = [
+                {"cards": [str(c.card) for c in u.cards], "reason": u.reason}
+                for u in state.undecided
+            ]
         if args.json:
             print(json.dumps(result))
         else:
@@ -66,6 +105,29 @@ def run_detect(args: argparse.Namespace) -> int:
                     2,
                 )
             cv2.imwrite(str(args.annotate / (path.stem + ".jpg")), frame)
+    return 0
+
+
+def run_watch(args: argparse.Namespace) -> int:
+    """Read frames, smooth the table over time, print what changes and who laid what."""
+    reader = CardReader(args.models)
+    smoother = TableSmoother(TableLayout(args.seats))
+    last: dict[str, str] = {}
+    with open_source(args.source) as source:
+        for frame in source:
+            seen = cards_from_detections(reader.read(frame.image))
+            update = smoother.update(
+                seen, frame.size, dealer=args.dealer, timestamp=frame.timestamp
+            )
+            for event in update.events:
+                print(f"frame {frame.index}: {event}", flush=True)
+            roles = {str(card): str(role) for card, role in update.state.roles().items()}
+            if roles != last:
+                table = ", ".join(f"{card} {role}" for card, role in sorted(roles.items()))
+                print(f"frame {frame.index}: table: {table or 'no cards'}", flush=True)
+                last = roles
+            if args.frames is not None and frame.index + 1 >= args.frames:
+                break
     return 0
 
 

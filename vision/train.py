@@ -7,6 +7,7 @@ its font shipped from matplotlib, and its settings kept in a folder of ours.
 
 from __future__ import annotations
 
+import importlib
 import os
 import shutil
 from pathlib import Path
@@ -29,9 +30,7 @@ def offline_ultralytics() -> Any:
 
         bundled = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
         shutil.copy(bundled, font)
-    from ultralytics import YOLO  # type: ignore[attr-defined]
-
-    return YOLO
+    return importlib.import_module("ultralytics").YOLO
 
 
 def train_detector(
