@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 from scorer import advice_cli
 from scorer.cards import parse_card, parse_cards
-from scorer.errors import CribbageError
+from scorer.errors import CribbageError, refuse_unknown_fields
 from scorer.pegging import Pegging
 from scorer.replay import format_event, replay, replay_report
 from scorer.show import Show, score_show
@@ -56,9 +56,7 @@ def score_request(request: Any) -> dict[str, Any]:
     """Answer one `score --jsonl` request: ``{"hand": [...], "starter": "5C", "crib": false}``."""
     if not isinstance(request, dict):
         raise CribbageError(f"expected a JSON object, got {request!r}")
-    unknown = set(request) - {"hand", "starter", "crib"}
-    if unknown:
-        raise CribbageError(f"unknown field(s): {', '.join(sorted(unknown))}")
+    refuse_unknown_fields(request, {"hand", "starter", "crib"})
     hand, starter, crib = request.get("hand"), request.get("starter"), request.get("crib", False)
     if not isinstance(hand, list) or not all(isinstance(card, str) for card in hand):
         raise CribbageError(f"'hand' must be a list of card strings, got {hand!r}")
@@ -107,9 +105,7 @@ def peg_request(request: Any) -> dict[str, Any]:
     """Answer one `peg --jsonl` request (see the README for the format)."""
     if not isinstance(request, dict):
         raise CribbageError(f"expected a JSON object, got {request!r}")
-    unknown = set(request) - {"players", "dealer", "hands", "plays", "single_count"}
-    if unknown:
-        raise CribbageError(f"unknown field(s): {', '.join(sorted(unknown))}")
+    refuse_unknown_fields(request, {"players", "dealer", "hands", "plays", "single_count"})
     players, dealer = request.get("players"), request.get("dealer")
     if not isinstance(players, int) or not isinstance(dealer, int):
         raise CribbageError("'players' and 'dealer' must be integers")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from scorer.cards import Card, parse_card, parse_cards
-from scorer.errors import CribbageError, GameError
+from scorer.errors import CribbageError, GameError, refuse_unknown_fields
 from scorer.events import Event
 from scorer.game import Game, Phase
 from scorer.settings import Settings
@@ -25,9 +25,8 @@ def replay(data: Any) -> Game:
     """Play the recorded game through the engine and return it, finished or not."""
     if not isinstance(data, dict):
         raise ReplayError(f"a recorded game is a JSON object, got {type(data).__name__}")
-    unknown = set(data) - {"settings", "players", "first_dealer", "cut", "deals"}
-    if unknown:
-        raise ReplayError(f"unknown field(s): {', '.join(sorted(unknown))}")
+    refuse_unknown_fields(data, {"settings", "players", "first_dealer", "cut", "deals"},
+                          error=ReplayError)  # fmt: skip
     settings = Settings.from_json(data.get("settings", {}))
     first = data.get("first_dealer")
     if first is not None and type(first) is not int:
@@ -65,9 +64,8 @@ def _cards(value: Any, what: str) -> list[Card]:
 def _replay_deal(game: Game, deal: Any) -> None:
     if not isinstance(deal, dict):
         raise GameError(f"a deal must be an object, got {deal!r}")
-    unknown = set(deal) - {"hands", "crib_card", "discards", "starter", "plays", "shows"}
-    if unknown:
-        raise GameError(f"unknown field(s): {', '.join(sorted(unknown))}")
+    refuse_unknown_fields(deal, {"hands", "crib_card", "discards", "starter", "plays", "shows"},
+                          error=GameError)  # fmt: skip
     hands = deal.get("hands")
     if not isinstance(hands, list):
         raise GameError("'hands' must list each seat's cards as dealt")

@@ -9,7 +9,7 @@ import enum
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from scorer.errors import CribbageError
+from scorer.errors import CribbageError, refuse_unknown_fields
 
 
 class SettingsError(CribbageError):
@@ -148,10 +148,7 @@ class Settings:
     def from_json(cls, data: Any) -> Settings:
         if not isinstance(data, dict):
             raise SettingsError(f"settings must be a JSON object, got {data!r}")
-        known = {f.name for f in fields(cls)}
-        unknown = set(data) - known
-        if unknown:
-            raise SettingsError(f"unknown setting(s): {', '.join(sorted(unknown))}")
+        refuse_unknown_fields(data, (f.name for f in fields(cls)), "setting", SettingsError)
         values = dict(data)
         for name in ("players", "target", "games_per_match"):
             if name in values and type(values[name]) is not int:
@@ -169,10 +166,8 @@ def _match_points(data: Any) -> MatchPoints:
         return ACC_MATCH_POINTS
     if not isinstance(data, dict):
         raise SettingsError(f'match_points must be an object or "acc", got {data!r}')
-    known = {f.name for f in fields(MatchPoints)}
-    unknown = set(data) - known
-    if unknown:
-        raise SettingsError(f"unknown match point field(s): {', '.join(sorted(unknown))}")
+    fields_ = (f.name for f in fields(MatchPoints))
+    refuse_unknown_fields(data, fields_, "match point field", SettingsError)
     for name, value in data.items():
         wanted = bool if name == "triple_skunk_wins_match" else int
         if type(value) is not wanted:

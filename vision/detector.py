@@ -142,8 +142,7 @@ class CardReader:
         if not len(crops):
             return np.zeros((0, 52), np.float32)
         rgb = crops[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
-        rows = [self._read(np.ascontiguousarray(rgb[i : i + 1])) for i in range(len(rgb))]
-        return np.concatenate(rows, axis=0)
+        return self._read(np.ascontiguousarray(rgb))  # the reader takes any batch size
 
 
 def _letterbox(frame: Image, size: int) -> tuple[npt.NDArray[np.float32], float, tuple[int, int]]:

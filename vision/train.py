@@ -33,70 +33,50 @@ def offline_ultralytics() -> Any:
     return importlib.import_module("ultralytics").YOLO
 
 
-def train_detector(
-    data_yaml: Path,
+#: Stage 1: one class, any in-plane rotation, no mirror images (a mirrored glyph is no glyph).
+#: Warm-up is short because a CPU budget allows only a few epochs.
+DETECTOR_ARGS: dict[str, Any] = dict(
+    imgsz=320, batch=16, optimizer="SGD", lr0=0.01, warmup_epochs=0.3, close_mosaic=0,
+    mosaic=0.5, degrees=180.0, fliplr=0.0, single_cls=True,
+)  # fmt: skip
+#: Stage 2: rotations are baked into the crops; no flips; a gentle random-resized crop so the
+#: glyph is never cut out of its own picture.
+READER_ARGS: dict[str, Any] = dict(
+    imgsz=64, batch=64, optimizer="SGD", lr0=0.02, warmup_epochs=0.5, fliplr=0.0, flipud=0.0,
+    scale=0.15, erasing=0.0, auto_augment=None, hsv_h=0.02, hsv_s=0.5, hsv_v=0.4,
+)  # fmt: skip
+
+
+def train_stage(
+    stage: str,
+    data: Path,
     project: Path,
     *,
     hours: float,
-    imgsz: int = 320,
-    batch: int = 16,
     resume: bool = False,
+    init: Path | None = None,
     device: str = "cpu",
-    name: str = "detector",
 ) -> Path:
-    """Train the one-class corner-index detector (YOLO26n from YAML) for a wall-clock budget.
+    """Train the `detector` (YOLO26n, data = a data.yaml) or the `reader` (YOLO26n-cls, data = a
+    class-folder tree) for a wall-clock budget, from scratch or from `init` weights.
 
-    Ultralytics fits its schedule to `hours`; `resume` continues from last.pt after a stop.
-    Results (results.csv, curves) are written beside the weights. Returns best.pt.
+    Ultralytics fits its schedule to `hours`; `resume` continues an interrupted run from its
+    last.pt. results.csv and the curves are written beside the weights. Returns best.pt.
     """
     yolo = offline_ultralytics()
-    last = project / name / "weights" / "last.pt"
+    last = project / stage / "weights" / "last.pt"
     if resume and last.exists():
-        model = yolo(str(last))
-        model.train(resume=True)
+        yolo(str(last)).train(resume=True)
     else:
-        model = yolo("yolo26n.yaml")
+        architecture = "yolo26n.yaml" if stage == "detector" else "yolo26n-cls.yaml"
+        model = yolo(str(init) if init else architecture)
         model.train(
-            data=str(data_yaml), time=hours, epochs=1000, imgsz=imgsz, batch=batch, device=device,
-            project=str(project), name=name, exist_ok=True, pretrained=False, amp=False,
-            plots=True, optimizer="SGD", lr0=0.01, close_mosaic=0, mosaic=0.5,
-            degrees=180.0, fliplr=0.0, single_cls=True, workers=0, patience=0,
-            verbose=False,
-        )  # fmt: skip
-    return project / name / "weights" / "best.pt"
-
-
-def train_classifier(
-    data_dir: Path,
-    project: Path,
-    *,
-    hours: float,
-    imgsz: int = 64,
-    batch: int = 64,
-    resume: bool = False,
-    device: str = "cpu",
-    name: str = "reader",
-) -> Path:
-    """Train the 52-way corner-index reader (YOLO26n-cls from YAML); returns best.pt.
-
-    Rotations are baked into the crops; flips are off because a mirrored glyph is no glyph,
-    and the random-resized crop is gentle so the glyph is never cut out of its own picture.
-    """
-    yolo = offline_ultralytics()
-    last = project / name / "weights" / "last.pt"
-    if resume and last.exists():
-        model = yolo(str(last))
-        model.train(resume=True)
-    else:
-        model = yolo("yolo26n-cls.yaml")
-        model.train(
-            data=str(data_dir), time=hours, epochs=1000, imgsz=imgsz, batch=batch, device=device,
-            project=str(project), name=name, exist_ok=True, pretrained=False, amp=False,
-            plots=True, optimizer="SGD", lr0=0.02, fliplr=0.0, flipud=0.0, scale=0.15,
-            erasing=0.0, auto_augment=None, hsv_h=0.02, hsv_s=0.5, hsv_v=0.4,
+            data=str(data), time=hours, epochs=1000, device=device, project=str(project),
+            name=stage, exist_ok=True, pretrained=init is not None, amp=False, plots=True,
             workers=0, patience=0, verbose=False,
+            **(DETECTOR_ARGS if stage == "detector" else READER_ARGS),
         )  # fmt: skip
-    return project / name / "weights" / "best.pt"
+    return project / stage / "weights" / "best.pt"
 
 
 def export_onnx(weights: Path, target: Path, *, imgsz: int, dynamic: bool = False) -> Path:

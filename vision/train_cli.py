@@ -37,6 +37,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         step.add_argument("out", type=Path, help="training folder (from `train sets`)")
         step.add_argument("--hours", type=float, default=1.0, help="time budget (1.0)")
         step.add_argument("--resume", action="store_true", help="continue from last.pt")
+        step.add_argument("--init", type=Path, help="start from these weights (.pt)")
         step.add_argument("--device", default="cpu", help="cpu, or a GPU index such as 0")
         step.set_defaults(run=run_stage, stage=stage)
 
@@ -57,15 +58,11 @@ def run_sets(args: argparse.Namespace) -> int:
 
 
 def run_stage(args: argparse.Namespace) -> int:
-    from vision.train import train_classifier, train_detector
+    from vision.train import train_stage
 
-    runs = args.out / "runs"
-    if args.stage == "detector":
-        best = train_detector(args.out / "detector" / "data.yaml", runs, hours=args.hours,
-                              resume=args.resume, device=args.device)  # fmt: skip
-    else:
-        best = train_classifier(args.out / "reader", runs, hours=args.hours,
-                                resume=args.resume, device=args.device)  # fmt: skip
+    data = args.out / "detector" / "data.yaml" if args.stage == "detector" else args.out / "reader"
+    best = train_stage(args.stage, data, args.out / "runs", hours=args.hours,
+                       resume=args.resume, init=args.init, device=args.device)  # fmt: skip
     print(f"best weights: {best}")
     return 0
 

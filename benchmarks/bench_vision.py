@@ -1,0 +1,128 @@
+"""Per-frame latency of card reading, stage by stage, against ultralytics and the bare models.
+
+Run from the repository root: ``python benchmarks/bench_vision.py [--pt RUNS_DIR]``. It reads
+the held-out dev-real photos (640 × 640) through the app's pipeline (decode, letterbox,
+detector, crops, reader, pairing, roles) with OpenVINO and with ONNX Runtime, then, side by
+side on the same photos, the bare forward passes of the two ONNX models and, when the training
+weights (best.pt) are given and ultralytics is installed, ultralytics' own `predict` on the same
+weights. Figures are printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np
+
+from vision.cards_from_detections import cards_from_detections
+from vision.crops import crop_index
+from vision.detector import MODELS_DIR, CardReader, _letterbox, _load
+from vision.roles import TableLayout, assign_roles
+from vision.sources import decode_image
+
+DEV_REAL = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "dev-real"
+SPLIT = Path(__file__).resolve().parents[1] / "datasets" / "dev-real-split.json"
+
+
+def median_ms(values: list[float]) -> float:
+    return statistics.median(values) * 1000
+
+
+def pipeline(reader: CardReader, photos: list[bytes]) -> dict[str, float]:
+    stages: dict[str, list[float]] = {k: [] for k in
+                                      ("decode", "preprocess", "detect", "crops", "read",
+                                       "postprocess", "pair+roles", "total")}  # fmt: skip
+    layout = TableLayout(["bottom", "top"])
+    for data in photos:
+        start = time.perf_counter()
+        frame = decode_image(data)
+        decoded = time.perf_counter()
+        found = reader.read(frame)
+        read = time.perf_counter()
+        seen = cards_from_detections(found)
+        assign_roles(seen, layout, (frame.shape[1], frame.shape[0]))
+        done = time.perf_counter()
+        times = reader.last_times
+        stages["decode"].append(decoded - start)
+        for name in ("preprocess", "detect", "crops", "read", "postprocess"):
+            stages[name].append(getattr(times, name) / 1000)
+        stages["pair+roles"].append(done - read)
+        stages["total"].append(done - start)
+    return {name: median_ms(values) for name, values in stages.items()}
+
+
+def bare_forward(backend: str, photos: list[bytes], reader: CardReader) -> float:
+    """The two models' forward passes alone, on the same inputs the pipeline gives them."""
+    detect, _ = _load(MODELS_DIR / "corner-detector.onnx", backend)
+    read, _ = _load(MODELS_DIR / "corner-reader.onnx", backend)
+    totals = []
+    for data in photos:
+        frame = decode_image(data)
+        batch, _, _ = _letterbox(frame, 640)
+        boxes = reader.read(frame).boxes
+        crops = [crop_index(frame, box, 64) for box in boxes]
+        inputs = [c[None, ..., ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255 for c in crops]
+        start = time.perf_counter()
+        detect(batch)
+        if inputs:
+            read(np.ascontiguousarray(np.concatenate(inputs)))
+        totals.append(time.perf_counter() - start)
+    return median_ms(totals)
+
+
+def ultralytics_predict(runs: Path, photos: list[bytes]) -> float:
+    """Ultralytics' own predict on the same weights: detector, then the reader on each crop."""
+    from vision.train import offline_ultralytics
+
+    yolo = offline_ultralytics()
+    detector = yolo(str(runs / "detector" / "weights" / "best.pt"))
+    reader = yolo(str(runs / "reader" / "weights" / "best.pt"))
+    totals = []
+    for data in photos:
+        start = time.perf_counter()
+        frame = decode_image(data)
+        result = detector.predict(frame, imgsz=640, conf=0.25, verbose=False, device="cpu")[0]
+        boxes = result.boxes.xyxy.numpy()
+        crops = [crop_index(frame, box, 64) for box in boxes]
+        if crops:
+            reader.predict(crops, imgsz=64, verbose=False, device="cpu")
+        totals.append(time.perf_counter() - start)
+    return median_ms(totals)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--pt", type=Path, help="training runs folder with best.pt weights")
+    parser.add_argument("--photos", type=int, default=40, help="how many held-out photos")
+    args = parser.parse_args()
+    names = json.loads(SPLIT.read_text())["holdout"][: args.photos]
+    photos = [(DEV_REAL / "images" / name).read_bytes() for name in names]
+    results: dict[str, float] = {}
+    for backend in ("openvino", "onnxruntime"):
+        reader = CardReader(backend=backend)
+        pipeline(reader, photos[:3])  # warm up
+        stages = pipeline(reader, photos)
+        print(f"{backend:12s} " + "  ".join(f"{k} {v:6.1f}" for k, v in stages.items()) + " ms")
+        results[backend] = stages["total"]
+        results[f"{backend} bare"] = bare_forward(backend, photos, reader)
+        print(f"{backend:12s} bare forward passes {results[f'{backend} bare']:.1f} ms: pipeline "
+              f"overhead ×{results[backend] / results[f'{backend} bare']:.2f}")  # fmt: skip
+    if args.pt:
+        ultralytics_predict(args.pt, photos[:3])
+        results["ultralytics"] = ultralytics_predict(args.pt, photos)
+        print(
+            f"ultralytics predict (PyTorch, same weights) {results['ultralytics']:.1f} ms: "
+            f"ours (OpenVINO) is ×{results['ultralytics'] / results['openvino']:.2f} faster"
+        )
+    print(json.dumps({k: round(v, 2) for k, v in results.items()}))
+
+
+if __name__ == "__main__":
+    main()
