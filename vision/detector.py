@@ -8,6 +8,7 @@ installed (faster and steadier here) or ONNX Runtime. No torch, no ultralytics.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -191,12 +192,18 @@ class PhotoReader:
                 raise ModelMissingError(f"card model file not found: {models_dir / name}")
         self.models_dir = models_dir
         self._reader: CardReader | None = None
+        self._loading = threading.Lock()
+
+    def card_reader(self) -> CardReader:
+        """The loaded frame reader, shared with the server camera (loaded once, on first use)."""
+        with self._loading:
+            if self._reader is None:
+                self._reader = CardReader(self.models_dir)
+            return self._reader
 
     def detect(self, image: bytes, name: str) -> dict[str, Any]:
-        if self._reader is None:
-            self._reader = CardReader(self.models_dir)
         frame = decode_image(image)
-        return frame_json(name, cards_from_detections(self._reader.read(frame)))
+        return frame_json(name, cards_from_detections(self.card_reader().read(frame)))
 
 
 def load_default_detector() -> PhotoReader:

@@ -15,10 +15,13 @@ from scorer.cli import score_request
 from scorer.settings import Settings
 from webui.actions import parse_action
 from webui.bodies import cards, check_fields, integer, json_body, json_object, names
+from webui.camera_view import game_camera_view
+from webui.capture import CameraFeed
 from webui.detect import run_detector
 from webui.errors import ApiError
+from webui.frames import FrameMemory
 from webui.images import image_kind
-from webui.live import Broker, event_stream
+from webui.live import Broker, CameraEvents, event_stream
 from webui.store import GameStore, StoredGame
 from webui.views import game_view
 
@@ -34,6 +37,11 @@ def store() -> GameStore:
 
 def broker() -> Broker:
     result: Broker = current_app.extensions["cribcam.broker"]
+    return result
+
+
+def uploads() -> FrameMemory:
+    result: FrameMemory = current_app.extensions["cribcam.uploads"]
     return result
 
 
@@ -96,9 +104,29 @@ def saved_game(game_id: str) -> Response:
 
 @api.post("/games/<game_id>/actions")
 def act(game_id: str) -> Response:
-    apply = parse_action(json_body())
-    result, stored = store().act(game_id, apply)
+    """Apply an action; `"frame"` (an id from a detection or a camera suggestion) keeps a
+    thumbnail of that frame with the action."""
+    body, picture = _frame_picture(json_body())
+    apply = parse_action(body)
+    result, stored = store().act(game_id, apply, picture)
     return jsonify({**_published(stored), **(result or {})})
+
+
+def _frame_picture(body: Any) -> tuple[Any, bytes | None]:
+    """Take the optional `frame` field out of an action body; its picture, or a 400."""
+    if not isinstance(body, dict) or "frame" not in body:
+        return body, None
+    body = dict(body)
+    frame_id = body.pop("frame")
+    if not isinstance(frame_id, str) or not frame_id:
+        raise ApiError(f"'frame' must be a frame id from a detection, not {frame_id!r}")
+    the_feed: CameraFeed | None = current_app.extensions["cribcam.camera"]
+    memories = [uploads()] + ([the_feed.memory] if the_feed is not None else [])
+    for memory in memories:
+        picture = memory.thumbnail(frame_id)
+        if picture is not None:
+            return body, picture
+    raise ApiError(f"frame {frame_id!r} is unknown or no longer held: apply it without 'frame'")
 
 
 @api.post("/games/<game_id>/undo")
@@ -145,6 +173,13 @@ def events(game_id: str) -> Response:
     the_store, the_broker = store(), broker()
     the_store.revision(game_id)  # 404 before the stream starts
     last = request.headers.get("Last-Event-ID")
+    the_feed: CameraFeed | None = current_app.extensions["cribcam.camera"]
+    camera = None
+    if the_feed is not None:
+        camera = CameraEvents(
+            lambda: the_feed.revision,
+            lambda: game_camera_view(the_feed, the_store.load(game_id), switch=False),
+        )
     stream = event_stream(
         lambda: the_store.revision(game_id),
         lambda: game_view(stored := the_store.load(game_id),
@@ -153,6 +188,7 @@ def events(game_id: str) -> Response:
         game_id,
         float(current_app.config["SSE_MAX_SECONDS"]),
         int(last) if last and last.isdigit() else None,
+        camera,
     )  # fmt: skip
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     return Response(stream_with_context(stream), mimetype="text/event-stream", headers=headers)
@@ -160,10 +196,12 @@ def events(game_id: str) -> Response:
 
 @api.post("/games/<game_id>/frame")
 def frame(game_id: str) -> Response:
-    """A camera frame from the page: the detections to draw (503 without a model)."""
+    """A camera frame (or the demo photo) from the page: the detections to draw, and the id of
+    the frame (`"frame"`) for an action applied from it (503 without a model)."""
     store().revision(game_id)
     data, _ = _image_upload()
-    return jsonify({"game": game_id, **run_detector(data, f"{game_id}-frame")})
+    found = run_detector(data, f"{game_id}-frame")
+    return jsonify({"game": game_id, **found, "frame": uploads().add_upload(data)})
 
 
 # -- helpers for the page -------------------------------------------------------------------

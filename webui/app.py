@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import datetime
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from flask import Flask, Response, jsonify
 
 from cribcam import __version__
+from vision.detector import CardReader, PhotoReader
 from webui import pairing
 from webui.api import api
+from webui.camera_api import camera_api
+from webui.capture import CameraFeed
 from webui.errors import register_error_handlers
-from webui.live import Broker
+from webui.frames import FrameMemory
+from webui.live import CAMERA_KEY, Broker
 from webui.pages import pages
 from webui.paths import default_db
 from webui.store import GameStore
@@ -21,6 +25,10 @@ DEFAULTS: dict[str, Any] = {
     "DATABASE": None,  # path of the SQLite file; None: the user's data directory
     "DETECTOR": None,  # an object with detect(image, name); None: detection answers 503
     "CAMERA": False,  # show the camera panel on the page
+    "CAMERA_SOURCE": None,  # --camera SOURCE: the server reads this camera itself (capture.py)
+    "FRAME_READER": None,  # () -> a frame reader for that camera; None: vision's CardReader
+    "CAMERA_OPENER": None,  # spec -> FrameSource; None: vision.sources.open_source
+    "CAMERA_INTERVAL": 0.3,  # seconds between two detections of the server camera
     "PAIRING_CODE": None,  # set (by --lan): other devices must pair first
     "MAX_CONTENT_LENGTH": 8 * 1024 * 1024,  # a phone JPEG is well under this
     "SSE_MAX_SECONDS": 300.0,  # a live stream ends and the browser reconnects
@@ -38,7 +46,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.json.sort_keys = False  # type: ignore[attr-defined]
     the_store = GameStore(app.config["DATABASE"] or default_db())
     app.extensions["cribcam.store"] = the_store
-    app.extensions["cribcam.broker"] = Broker()
+    the_broker = app.extensions["cribcam.broker"] = Broker()
+    app.extensions["cribcam.uploads"] = FrameMemory(keep=32)
+    app.extensions["cribcam.camera"] = _camera(app.config, the_broker)
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = the_store.secret("cookie-key")  # pairings survive restarts
     if app.config["PAIRING_CODE"] is not None:
@@ -46,11 +56,44 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     pairing.install(app)
     register_error_handlers(app)
     app.register_blueprint(api)
+    app.register_blueprint(camera_api)
     app.register_blueprint(pages)
 
     @app.get("/healthz")
     def healthz() -> Response:
         return jsonify(ok=True, version=__version__,
-                       detector=app.config["DETECTOR"] is not None)  # fmt: skip
+                       detector=app.config["DETECTOR"] is not None,
+                       camera=app.extensions["cribcam.camera"] is not None)  # fmt: skip
 
     return app
+
+
+def _camera(config: Mapping[str, Any], broker: Broker) -> CameraFeed | None:
+    """Start the server camera when a source was given; its changes wake the live streams."""
+    spec = config["CAMERA_SOURCE"]
+    if spec is None:
+        return None
+    options: dict[str, Any] = {"interval": float(config["CAMERA_INTERVAL"])}
+    if config["CAMERA_OPENER"] is not None:
+        options["opener"] = config["CAMERA_OPENER"]
+    feed = CameraFeed(
+        str(spec),
+        config["FRAME_READER"] or _shared_reader(config),
+        on_change=lambda revision: broker.publish(CAMERA_KEY, revision),
+        **options,
+    )
+    feed.start()
+    return feed
+
+
+def _shared_reader(config: Mapping[str, Any]) -> Callable[[], Any]:
+    """The photo endpoint's loaded reader when there is one: the models load only once."""
+    detector = config.get("DETECTOR")
+    return detector.card_reader if isinstance(detector, PhotoReader) else CardReader
+
+
+def shutdown(app: Flask) -> None:
+    """Stop the server camera's thread (and release the device)."""
+    feed: CameraFeed | None = app.extensions.get("cribcam.camera")
+    if feed is not None:
+        feed.stop()

@@ -6,9 +6,10 @@ import argparse
 import socket
 import sys
 from pathlib import Path
+from typing import Any
 
 from vision.detector import ModelMissingError, load_default_detector
-from webui.app import create_app
+from webui.app import create_app, shutdown
 from webui.detect import Detector
 from webui.pairing import new_code
 from webui.paths import data_dir, default_db
@@ -28,8 +29,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument("--port", type=int, default=DEFAULT_PORT,
                         help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")  # fmt: skip
     parser.add_argument("--db", type=Path, help=f"games database (default {default_db()})")
-    parser.add_argument("--camera", action="store_true",
-                        help="show the camera panel (phones need --lan)")  # fmt: skip
+    parser.add_argument("--camera", nargs="?", const="", metavar="SOURCE",
+                        help="show the camera panel (the browser's camera; phones need --lan); "
+                             "with SOURCE the server reads that camera itself: a camera index, "
+                             "a video file, an image file or folder, or an MJPEG/HTTP URL "
+                             "(a phone IP-webcam app)")  # fmt: skip
     parser.add_argument("--lan", action="store_true",
                         help="listen on the local network over HTTPS (self-signed certificate) "
                              "and ask other devices for a pairing code")  # fmt: skip
@@ -45,15 +49,22 @@ def load_detector() -> Detector | None:
         return None
 
 
+def app_config(args: argparse.Namespace, code: str | None) -> dict[str, Any]:
+    """The app's configuration from the command line (`--camera` alone: the browser's camera;
+    `--camera SOURCE`: the server camera as well)."""
+    return {
+        "DATABASE": args.db or default_db(),
+        "CAMERA": args.camera is not None,
+        "CAMERA_SOURCE": args.camera or None,
+        "DETECTOR": load_detector(),
+        "PAIRING_CODE": code,
+    }
+
+
 def run_serve(args: argparse.Namespace) -> int:
     host = args.host or ("0.0.0.0" if args.lan else "127.0.0.1")
     code = new_code() if args.lan else None
-    app = create_app({
-        "DATABASE": args.db or default_db(),
-        "CAMERA": args.camera,
-        "DETECTOR": load_detector(),
-        "PAIRING_CODE": code,
-    })  # fmt: skip
+    app = create_app(app_config(args, code))
     tls = ensure_certificate(data_dir() / "tls") if args.lan else None
     server = make_server(app, host, args.port, tls)
 
@@ -71,10 +82,15 @@ def run_serve(args: argparse.Namespace) -> int:
                 + fingerprint(tls[0]),
                 f"cribcam: pairing code: {code}",
             ]
-        if app.config["DETECTOR"] is None and args.camera:
+        if app.config["DETECTOR"] is None and args.camera is not None:
             lines.append("cribcam: no card model installed: enter cards with the card picker")
+        if app.config["CAMERA_SOURCE"]:
+            lines.append(f"cribcam: reading the camera {app.config['CAMERA_SOURCE']}")
         lines.append("cribcam: press Ctrl-C to stop")
         return lines
 
-    serve(server, announce, tls is not None)
+    try:
+        serve(server, announce, tls is not None)
+    finally:
+        shutdown(app)
     return 0

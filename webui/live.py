@@ -5,6 +5,9 @@ Writers `publish` a game's new revision; each stream waits on a condition for at
 another process on the same database reach the page too. A stream ends after
 `SSE_MAX_SECONDS` (the browser's EventSource reconnects by itself), so a worker thread is never
 held for ever by a page left open.
+
+With a server camera, the same stream also carries `camera` events: the camera's table as this
+game sees it (`webui.camera_view`), sent when the camera's table or the game changes.
 """
 
 from __future__ import annotations
@@ -13,10 +16,13 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 POLL_SECONDS = 1.0
 KEEPALIVE_SECONDS = 15.0
+#: The broker key the server camera publishes its revisions under (game ids are hex).
+CAMERA_KEY = "camera"
 
 
 class Broker:
@@ -33,8 +39,22 @@ class Broker:
 
     def wait(self, game_id: str, seen: int, timeout: float) -> None:
         """Return when `game_id` passes revision `seen` here, or after `timeout` seconds."""
+        self.wait_any({game_id: seen}, timeout)
+
+    def wait_any(self, seen: dict[str, int], timeout: float) -> None:
+        """Return when any key passes its revision in `seen`, or after `timeout` seconds."""
         with self._changed:
-            self._changed.wait_for(lambda: self._revisions.get(game_id, seen) != seen, timeout)
+            self._changed.wait_for(
+                lambda: any(self._revisions.get(k, v) != v for k, v in seen.items()), timeout
+            )
+
+
+@dataclass(frozen=True)
+class CameraEvents:
+    """What a stream needs of the server camera: its revision, and the view for this game."""
+
+    revision: Callable[[], int]
+    view: Callable[[], dict[str, Any]]
 
 
 def event_stream(
@@ -44,10 +64,13 @@ def event_stream(
     game_id: str,
     max_seconds: float,
     last_seen: int | None = None,
+    camera: CameraEvents | None = None,
 ) -> Iterator[str]:
-    """The SSE text: a `state` event at once (unless the page is current), then on each change."""
+    """The SSE text: a `state` event at once (unless the page is current), then on each change;
+    with `camera`, a `camera` event at once and whenever the camera or the game changes."""
     yield "retry: 1000\n\n"
     seen = -1 if last_seen is None else last_seen
+    camera_seen = (-1, -1)
     start = last_beat = time.monotonic()
     while True:
         current = revision()
@@ -56,10 +79,16 @@ def event_stream(
             seen = int(data["revision"])
             yield f"id: {seen}\nevent: state\ndata: {json.dumps(data)}\n\n"
             last_beat = time.monotonic()
+        if camera is not None and (camera.revision(), seen) != camera_seen:
+            view = camera.view()
+            camera_seen = (int(view.get("revision", -1)), seen)
+            yield f"event: camera\ndata: {json.dumps(view)}\n\n"
+            last_beat = time.monotonic()
         now = time.monotonic()
         if now - start >= max_seconds:
             return
         if now - last_beat >= KEEPALIVE_SECONDS:
             yield ": keep-alive\n\n"  # also how a closed connection is noticed
             last_beat = now
-        broker.wait(game_id, seen, min(POLL_SECONDS, max(max_seconds - (now - start), 0.01)))
+        keys = {game_id: seen} | ({CAMERA_KEY: camera_seen[0]} if camera is not None else {})
+        broker.wait_any(keys, min(POLL_SECONDS, max(max_seconds - (now - start), 0.01)))

@@ -21,7 +21,10 @@ def index() -> str:
 def game(game_id: str) -> str:
     stored = store().load(game_id)
     return render_template(
-        "game.html", game_id=stored.id, camera=bool(current_app.config.get("CAMERA"))
+        "game.html",
+        game_id=stored.id,
+        camera=bool(current_app.config.get("CAMERA")),
+        server_camera=current_app.extensions.get("cribcam.camera") is not None,
     )
 
 

@@ -6,9 +6,12 @@ table's worth of phones and tablets beyond the ordinary requests.
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
 from typing import TextIO
 
 from cheroot import wsgi
@@ -27,6 +30,10 @@ def make_server(
     return server
 
 
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
 def address_of(server: wsgi.Server, tls: bool) -> str:
     host, port = server.bind_addr[:2]
     shown = f"[{host}]" if ":" in host else host
@@ -39,7 +46,10 @@ def serve(
     tls: bool,
     out: TextIO = sys.stdout,
 ) -> None:
-    """Bind, print where to connect (the real port when 0 was asked), serve until Ctrl-C."""
+    """Bind, print where to connect (the real port when 0 was asked), serve until Ctrl-C or
+    SIGTERM (both stop cleanly, so the caller can stop the camera thread after)."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _interrupt)
     server.prepare()
     for line in announce(address_of(server, tls)):
         print(line, file=out, flush=True)

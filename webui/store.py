@@ -5,6 +5,10 @@ SIGKILL) loses nothing: the game is rebuilt from the log with `Game.from_json`. 
 inside `BEGIN IMMEDIATE`, which serialises them per database across threads and processes,
 and the log is read inside that same transaction, so two devices acting at once can never
 interleave half-applied changes. WAL mode lets pages read while a write is in progress.
+
+An action applied from a camera or photo detection keeps a small JPEG of that frame in
+`action_frames`, keyed by game and action index and written in the action's own transaction;
+undo drops it with the action.
 """
 
 from __future__ import annotations
@@ -45,6 +49,12 @@ CREATE TABLE IF NOT EXISTS actions (
     PRIMARY KEY (game_id, seq)
 );
 CREATE INDEX IF NOT EXISTS games_match ON games(match_id);
+CREATE TABLE IF NOT EXISTS action_frames (
+    game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    jpeg BLOB NOT NULL,
+    PRIMARY KEY (game_id, seq)
+);
 """
 
 
@@ -166,11 +176,14 @@ class GameStore:
             ]
             return [self._load(db, game_id) for game_id in ids]  # fmt: skip
 
-    def act(self, game_id: str, action: Callable[[Game], T]) -> tuple[T, StoredGame]:
+    def act(
+        self, game_id: str, action: Callable[[Game], T], picture: bytes | None = None
+    ) -> tuple[T, StoredGame]:
         """Apply `action` to the game and commit what it changed in the log, atomically.
 
-        An action that raises leaves the database untouched (and the engine itself is
-        unchanged by a refused action).
+        `picture` (a JPEG of the frame the action was read from) is stored with the action it
+        appends, in the same transaction. An action that raises leaves the database untouched
+        (and the engine itself is unchanged by a refused action).
         """
         with self._write() as db:
             stored = self._load(db, game_id)
@@ -178,7 +191,23 @@ class GameStore:
             result = action(stored.game)
             after = [a.to_json() for a in stored.game.actions]
             self._save_log(db, stored, before, after)
+            if picture is not None and len(after) > len(before):
+                db.execute("INSERT INTO action_frames (game_id, seq, jpeg) VALUES (?, ?, ?)",
+                           (game_id, len(after) - 1, picture))  # fmt: skip
             return result, stored
+
+    def picture(self, game_id: str, seq: int) -> bytes | None:
+        """The frame stored with action `seq` of the game, if it has one."""
+        with self._connect() as db:
+            row = db.execute("SELECT jpeg FROM action_frames WHERE game_id = ? AND seq = ?",
+                             (game_id, seq)).fetchone()  # fmt: skip
+        return None if row is None else bytes(row[0])
+
+    def pictures(self, game_id: str) -> set[int]:
+        """The action indexes of the game that have a stored frame."""
+        with self._connect() as db:
+            rows = db.execute("SELECT seq FROM action_frames WHERE game_id = ?", (game_id,))
+            return {int(r[0]) for r in rows}
 
     def replace_settings(self, game_id: str, settings: Settings) -> StoredGame:
         """New rules for a game; refused (unchanged) if its log does not replay under them."""
@@ -234,6 +263,7 @@ class GameStore:
         while keep < min(len(before), len(after)) and before[keep] == after[keep]:
             keep += 1
         db.execute("DELETE FROM actions WHERE game_id = ? AND seq >= ?", (stored.id, keep))
+        db.execute("DELETE FROM action_frames WHERE game_id = ? AND seq >= ?", (stored.id, keep))
         db.executemany(
             "INSERT INTO actions (game_id, seq, action) VALUES (?, ?, ?)",
             [(stored.id, seq, json.dumps(a)) for seq, a in enumerate(after[keep:], start=keep)],

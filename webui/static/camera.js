@@ -1,14 +1,46 @@
-/* The camera: getUserMedia frames posted as JPEG at a bounded rate to the game's frame
-   endpoint; returned boxes drawn over the video. Needs a secure context (HTTPS or localhost). */
+/* The camera, three ways: the browser's camera (getUserMedia frames posted as JPEG at a bounded
+   rate to the game's frame endpoint), the demo photo (the same endpoint, for machines without a
+   camera), and the server camera (`cribcam serve --camera SOURCE`: the server reads the table
+   and the page shows its status and play suggestions). Boxes are drawn over the picture. */
 "use strict";
 const FRAME_INTERVAL_MS = 700;  // at most ~1.4 frames a second: a 2-core laptop detects
+const DEMO_PHOTO = "/static/demo/table.jpg";
+
+/* Boxes in picture pixels, on a canvas laid over a picture `width` × `height`. */
+function drawBoxes(canvas, width, height, cards) {
+  canvas.width = width;
+  canvas.height = height;
+  const ctx = canvas.getContext("2d");
+  ctx.clearRect(0, 0, width, height);
+  ctx.lineWidth = Math.max(2, width / 400);
+  ctx.font = `${Math.max(14, width / 40)}px system-ui`;
+  for (const det of cards) {
+    const [x1, y1, x2, y2] = det.box;
+    const colour = det.role === "undecided" ? "#ffb300" : "#00e676";
+    ctx.strokeStyle = colour;
+    ctx.strokeRect(x1, y1, x2 - x1, y2 - y1);
+    ctx.fillStyle = colour;
+    const label = det.role ? `${det.card} ${det.role}` : `${det.card} ${Math.round(det.confidence * 100)}%`;
+    ctx.fillText(label, x1, Math.max(y1 - 4, 14));
+  }
+}
+
+async function postFrame(gameId, blob) {
+  const response = await fetch(`/api/games/${gameId}/frame`, {
+    method: "POST", headers: { "Content-Type": "image/jpeg" }, body: blob,
+  });
+  const answer = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
+  return { ok: response.ok, status: response.status, answer };
+}
 
 class Camera {
-  constructor(gameId, video, overlay, status) {
+  constructor(gameId, video, overlay, status, onAnswer, onUnavailable) {
     this.gameId = gameId;
     this.video = video;
     this.overlay = overlay;
     this.status = status;
+    this.onAnswer = onAnswer;
+    this.onUnavailable = onUnavailable;
     this.running = false;
     this.busy = false;
   }
@@ -26,8 +58,15 @@ class Camera {
     }
     return true;
   }
+  /* Whether this device has a camera at all (without asking for permission). */
+  async available() {
+    if (!window.isSecureContext || !navigator.mediaDevices || !navigator.mediaDevices.enumerateDevices) return false;
+    const devices = await navigator.mediaDevices.enumerateDevices().catch(() => []);
+    return devices.some((d) => d.kind === "videoinput");
+  }
   async start() {
-    if (this.running || !this.supported()) return;
+    if (this.running) return;
+    if (!this.supported()) { this.onUnavailable(); return; }
     try {
       const stream = await navigator.mediaDevices.getUserMedia({
         video: { facingMode: "environment", width: { ideal: 1280 }, height: { ideal: 720 } },
@@ -37,7 +76,8 @@ class Camera {
       await this.video.play();
     } catch (error) {
       this.say(`The camera was refused (${error.name}): allow it in the browser's site ` +
-        "settings, or enter the cards with the picker.");
+        "settings, enter the cards with the picker, or try the demo photo.");
+      this.onUnavailable();
       return;
     }
     this.running = true;
@@ -60,36 +100,79 @@ class Camera {
       canvas.height = this.video.videoHeight;
       canvas.getContext("2d").drawImage(this.video, 0, 0);
       const blob = await new Promise((ok) => canvas.toBlob(ok, "image/jpeg", 0.8));
-      const response = await fetch(`/api/games/${this.gameId}/frame`, {
-        method: "POST", headers: { "Content-Type": "image/jpeg" }, body: blob,
-      });
-      const answer = await response.json();
-      if (!response.ok) {
-        this.say(answer.error || `frame refused (${response.status})`);
-        if (response.status === 503) this.stop();
+      const { ok, status, answer } = await postFrame(this.gameId, blob);
+      if (!ok) {
+        this.say(answer.error || `frame refused (${status})`);
+        if (status === 503) this.stop();
         return;
       }
-      this.draw(answer.cards || []);
+      drawBoxes(this.overlay, this.video.videoWidth, this.video.videoHeight, answer.cards || []);
+      this.onAnswer(answer);
     } catch (error) {
       this.say(`Frame not sent: ${error}`);
     } finally {
       this.busy = false;
     }
   }
-  draw(cards) {
-    const o = this.overlay;
-    o.width = this.video.videoWidth;
-    o.height = this.video.videoHeight;
-    const ctx = o.getContext("2d");
-    ctx.clearRect(0, 0, o.width, o.height);
-    ctx.lineWidth = Math.max(2, o.width / 400);
-    ctx.font = `${Math.max(14, o.width / 40)}px system-ui`;
-    for (const det of cards) {
-      const [x1, y1, x2, y2] = det.box;
-      ctx.strokeStyle = "#00e676";
-      ctx.strokeRect(x1, y1, x2 - x1, y2 - y1);
-      ctx.fillStyle = "#00e676";
-      ctx.fillText(`${det.card} ${Math.round(det.confidence * 100)}%`, x1, Math.max(y1 - 4, 14));
+}
+
+/* The demo photo (a synthetic table rendered from the test deck) through the frame endpoint. */
+async function tryDemoPhoto(gameId, img, overlay, say) {
+  say("Reading the demo photo…");
+  const blob = await (await fetch(DEMO_PHOTO)).blob();
+  img.src = URL.createObjectURL(blob);
+  img.hidden = false;
+  await img.decode();
+  const { ok, status, answer } = await postFrame(gameId, blob);
+  if (!ok) {
+    drawBoxes(overlay, img.naturalWidth, img.naturalHeight, []);
+    say(answer.error || `the demo photo was refused (${status})`);
+    return null;
+  }
+  const cards = answer.cards || [];
+  drawBoxes(overlay, img.naturalWidth, img.naturalHeight, cards);
+  say(`The demo photo: ${cards.length} card${cards.length === 1 ? "" : "s"} read` +
+    (cards.length ? `: ${cards.map((c) => cardLabel(c.card)).join(" ")}` : "") + ".");
+  return answer;
+}
+
+/* The server camera: its status, its latest frame with the table's roles, and the plays it
+   saw for the seat whose turn it is, each applied only when a player taps it. */
+class ServerCamera {
+  constructor(gameId, els, apply) {
+    this.gameId = gameId;
+    this.els = els;  // { status, img, overlay, suggestions }
+    this.apply = apply;
+  }
+  async follow() {
+    const response = await fetch(`/api/games/${this.gameId}/camera`, { method: "POST" });
+    if (response.ok) this.show(await response.json());
+  }
+  show(view) {
+    const { status, img, overlay, suggestions } = this.els;
+    if (!view.enabled) { status.textContent = view.detail; return; }
+    const table = view.table;
+    const cards = table ? table.cards.length : 0;
+    let text = `Server camera (${view.source}): ${view.state}. ${view.detail || ""}`;
+    if (view.model && table) text += ` · ${cards} card${cards === 1 ? "" : "s"} on the table`;
+    if (table && table.undecided.length) text += ` · undecided: ${table.undecided.map((u) => `${u.cards.join(" ")} (${u.reason})`).join("; ")}`;
+    if (table && table.conflicts.length) text += ` · conflicts: ${table.conflicts.map((c) => c.reason).join("; ")}`;
+    if (!view.watching) text += " · the camera follows another game: reload this page to follow this one";
+    status.textContent = text;
+    if (view.frame) {
+      img.hidden = false;
+      img.onload = () => drawBoxes(overlay, view.frame.size[0], view.frame.size[1], table ? table.cards : []);
+      img.src = `/api/camera/frame.jpg?r=${view.revision}`;
     }
+    suggestions.replaceChildren(...(view.suggestions || []).map((s) => {
+      const item = document.createElement("li");
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "primary";
+      button.textContent = "apply";
+      button.addEventListener("click", () => this.apply(s.action));
+      item.append(`${s.edge} laid `, cardChip(s.card), " — ", button);
+      return item;
+    }));
   }
 }

@@ -98,6 +98,8 @@ function render(next) {
   renderPlay();
   renderShows();
   renderLog();
+  renderDetectedPicks();
+  renderSettle();
   $("undo").disabled = state.actions === 0;
 }
 
@@ -322,8 +324,54 @@ $("advice-form").addEventListener("submit", async (event) => {
     el("tr", {}, ...["lay away", "keep", "hand", "crib", "net"].map((h) => el("th", {}, h))), ...rows));
 });
 
-const camera = new Camera(GAME, $("camera-video"), $("camera-overlay"), $("camera-status"));
+// -- the camera ----------------------------------------------------------------------------
+let detected = null;  // the last detection answer from the browser camera or the demo photo
+function renderDetectedPicks() {
+  const box = $("detected-picks");
+  box.replaceChildren();
+  if (!detected || state.phase !== "play" || state.turn === null) return;
+  const seen = new Set(state.seen);
+  for (const det of detected.cards || []) {
+    if (seen.has(det.card)) continue;
+    box.append(el("button", { type: "button",
+      onclick: () => act({ kind: "play", seat: state.turn, card: det.card, frame: detected.frame }) },
+      `${seatName(state.turn)} lays `, cardChip(det.card)));
+  }
+}
+const showDemo = () => { $("demo-photo").hidden = false; };
+const camera = new Camera(GAME, $("camera-video"), $("camera-overlay"), $("camera-status"),
+  (answer) => { detected = answer; renderDetectedPicks(); }, showDemo);
 $("camera-start").addEventListener("click", () => camera.start());
+$("demo-photo").addEventListener("click", async () => {
+  const answer = await tryDemoPhoto(GAME, $("demo-img"), $("demo-overlay"), (t) => { $("camera-status").textContent = t; });
+  if (answer) { detected = answer; renderDetectedPicks(); }
+});
+camera.available().then((yes) => { if (!yes) showDemo(); });
+const serverCamera = root.dataset.serverCamera === "on" ? new ServerCamera(GAME, {
+  status: $("server-camera-status"), img: $("server-camera-img"),
+  overlay: $("server-camera-overlay"), suggestions: $("server-camera-suggestions"),
+}, act) : null;
+if (serverCamera) $("server-camera-follow").addEventListener("click", () => serverCamera.follow());
+
+// -- settle it: the current count card by card, with the frame each card was seen in --------
+async function renderSettle() {
+  if (!$("settle").open) return;
+  const answer = await api("GET", `/api/games/${GAME}/count`);
+  const out = $("settle-out");
+  out.replaceChildren();
+  if (!answer) return;
+  if (!answer.steps.length) { out.append(el("p", { class: "muted" }, "No count yet.")); return; }
+  const items = answer.steps.map((step) => {
+    const what = step.card ? [`${step.name} lays `, cardChip(step.card), ` — ${step.count}`] : [`${step.name}: ${step.action}`];
+    const item = el("li", {}, ...what);
+    if (step.points) item.append(" ", el("span", { class: "pts" }, `${step.reason} (${step.points})`));
+    if (step.frame) item.append(el("img", { src: step.frame, alt: `the frame ${step.card} was seen in`, loading: "lazy" }));
+    return item;
+  });
+  out.append(el("p", {}, `Count ${answer.count}${answer.finished ? " (finished)" : ""}: ${answer.points} points pegged`),
+    el("ol", {}, ...items));
+}
+$("settle").addEventListener("toggle", renderSettle);
 
 function connect() {
   const source = new EventSource(`/api/games/${GAME}/events`);
@@ -331,11 +379,13 @@ function connect() {
     $("live").classList.add("on");
     render(JSON.parse(event.data));
   });
+  source.addEventListener("camera", (event) => { if (serverCamera) serverCamera.show(JSON.parse(event.data)); });
   source.addEventListener("error", () => $("live").classList.remove("on"));
 }
 
 (async () => {
   const first = await api("GET", `/api/games/${GAME}`);
   if (first) render(first);
+  if (serverCamera) await serverCamera.follow();
   connect();
 })();

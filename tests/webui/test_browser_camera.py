@@ -1,0 +1,65 @@
+"""The camera panel in a real browser: with no camera the page offers the demo photo and draws
+what the detection endpoint says; the server camera's status reaches the page; "Settle it"
+lists the count. Holds with or without a card model installed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright import sync_api
+
+from tests.webui.test_browser import ARGS, CHROMIUM
+from tests.webui.test_serve import Server
+
+DEMO = Path(__file__).resolve().parents[2] / "webui" / "static" / "demo" / "table.jpg"
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    running = Server(tmp_path / "games.sqlite3", tmp_path / "data", ["--camera", str(DEMO)])
+    yield running
+    running.stop()
+
+
+def test_demo_photo_server_camera_and_settle_it(server: Server) -> None:
+    status, created = server.call("POST", "/api/games", {"players": 2, "first_dealer": 1})
+    assert status == 201
+    game = "/api/games/" + created["id"]
+    for action in [
+        {"kind": "deal", "hands": [["5H", "5D", "JC", "6S", "9H", "QD"],
+                                   ["2C", "3C", "4D", "KH", "8S", "7C"]]},
+        {"kind": "discard", "seat": 0, "cards": ["9H", "QD"]},
+        {"kind": "discard", "seat": 1, "cards": ["KH", "8S"]},
+        {"kind": "starter", "card": "5S"},
+        {"kind": "play", "card": "5H"},
+        {"kind": "play", "card": "4D"},
+        {"kind": "play", "card": "6S"},
+    ]:  # fmt: skip
+        assert server.call("POST", game + "/actions", action)[0] == 200
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            errors: list[str] = []
+            page = browser.new_page(viewport={"width": 420, "height": 900})
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto(f"{server.url}/games/{created['id']}")
+            page.wait_for_selector("#live.on")
+            page.wait_for_function(
+                "document.getElementById('server-camera-status').textContent"
+                ".startsWith('Server camera')"
+            )
+            page.click("#demo-photo")  # headless Chromium has no camera: the demo is offered
+            page.wait_for_function(
+                "/demo photo:|no card model installed/"
+                ".test(document.getElementById('camera-status').textContent)"
+            )
+            assert page.evaluate("document.getElementById('demo-img').naturalWidth") == 640
+            page.click("#settle summary")
+            page.wait_for_selector("#settle-out li >> nth=2")
+            text = page.inner_text("#settle-out")
+            assert "Count 15" in text and "15 for 2, run of 3 for 3 (5)" in text
+            assert errors == []
+        finally:
+            browser.close()

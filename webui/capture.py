@@ -1,0 +1,271 @@
+"""The server's own camera (`cribcam serve --camera SOURCE`): one thread reads the frames,
+reads the cards and keeps the smoothed table, so every page sees the same table.
+
+It must never hang or take the server down: a source that cannot be opened or drops is shown
+in the status and tried again with backoff (live sources also reconnect by themselves), a
+frame the model chokes on is skipped, a file source is replayed from the start when it ends,
+and without a card model the status says so while manual entry keeps working. Detection is
+spaced by `interval` so that a 2-core machine still answers the pages promptly.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from vision.cards_from_detections import cards_from_detections
+from vision.detections import Detections
+from vision.detector import ModelMissingError
+from vision.roles import Seat
+from vision.smoothing import TableSmoother
+from vision.sources import TERMINAL, Backoff, Frame, FrameSource, SourceState, open_source
+from webui.frames import FrameMemory, thumbnail
+from webui.seats import layout_for, table_seat
+from webui.tablejson import table_json
+
+log = logging.getLogger(__name__)
+
+Image = npt.NDArray[np.uint8]
+NO_MODEL = "no card model installed"
+#: Retrying a source that cannot be opened: 1 s, 2 s, 4 s, … at most 10 s apart.
+RETRY = Backoff(initial=1.0, maximum=10.0)
+#: Fields that change with every frame: they do not make a new camera revision by themselves.
+_VOLATILE = ("frames", "dropped", "frame", "revision")
+
+
+class FrameReader(Protocol):
+    """Reads the corner indices of one decoded frame (`vision.detector.CardReader`)."""
+
+    def read(self, frame: Image) -> Detections: ...
+
+
+ReaderFactory = Callable[[], FrameReader]
+Opener = Callable[[str], FrameSource]
+
+
+class CameraFeed:
+    """The capture thread and the latest table it saw; every public method is thread-safe."""
+
+    def __init__(
+        self,
+        spec: str,
+        reader_factory: ReaderFactory,
+        *,
+        opener: Opener = open_source,
+        memory: FrameMemory | None = None,
+        on_change: Callable[[int], None] | None = None,
+        interval: float = 0.3,
+        retry: Backoff = RETRY,
+        read_timeout: float = 0.5,
+    ) -> None:
+        self.spec = spec
+        self.memory = memory or FrameMemory()
+        self._reader_factory, self._opener, self._on_change = reader_factory, opener, on_change
+        self._interval, self._retry, self._read_timeout = interval, retry, read_timeout
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._revision, self._key = 0, ""
+        self._status: dict[str, Any] = {"state": "starting", "detail": "starting the camera",
+                                        "reconnects": 0, "frames": 0, "dropped": 0}  # fmt: skip
+        self._model: bool | None = None
+        self._reopens = 0  # failed attempts to open the source (it reconnects by itself after)
+        self._replaying = False  # a file source that ended and is read again from the start
+        self._game: str | None = None
+        self._deal = 0
+        self._dealer: Seat | None = None
+        self._smoother = TableSmoother(layout_for(2))
+        self._table: dict[str, Any] | None = None
+        self._frame: dict[str, Any] | None = None
+        self._event_frames: dict[str, str] = {}  # card → id of the frame it was laid in
+        self._latest: Image | None = None
+
+    # -- life ------------------------------------------------------------------------------
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="cribcam camera", daemon=True)
+            self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop reading and release the device; returns within about `timeout` seconds."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        self._set_status(state="closed", detail="the camera is stopped")
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    # -- what the pages read ---------------------------------------------------------------
+    @property
+    def revision(self) -> int:
+        with self._lock:
+            return self._revision
+
+    def snapshot(self) -> dict[str, Any]:
+        """The source's status and the latest smoothed table (see API.md, `GET /api/camera`)."""
+        with self._lock:
+            return self._snapshot()
+
+    def latest_jpeg(self, side: int = 640) -> bytes | None:
+        with self._lock:
+            image = self._latest
+        return None if image is None else thumbnail(image, side)
+
+    def attach(
+        self, game_id: str, players: int, dealer: int | None, deal: int, *, switch: bool
+    ) -> bool:
+        """Read the table for this game: its seat layout, dealer (for the crib) and deal (a new
+        deal forgets the cards laid). Without `switch` only a feed that follows no game or
+        already this one is changed. Returns whether the feed now follows `game_id`."""
+        with self._lock:
+            if not (switch or self._game in (None, game_id)):
+                return False
+            if players != len(self._smoother.layout.seats):
+                self._smoother = TableSmoother(layout_for(players))
+                self._event_frames.clear()
+            elif (game_id, deal) != (self._game, self._deal):
+                self._smoother.new_deal()
+                self._event_frames.clear()
+            self._game, self._deal = game_id, deal
+            self._dealer = None if dealer is None else table_seat(players, dealer)
+        self._changed()
+        return True
+
+    # -- the thread ------------------------------------------------------------------------
+    def _run(self) -> None:
+        try:
+            reader = self._load_reader()
+            failures = 0
+            while reader is not None and not self._stop.is_set():
+                source = self._open()
+                if source is not None:
+                    try:
+                        state = self._watch(source, reader)
+                    finally:
+                        source.close()
+                    if state is SourceState.ENDED:  # a file: replay it, quietly (no status flicker)
+                        failures, self._replaying = 0, True
+                        self._stop.wait(self._interval)  # a still photo reads like a live table
+                        continue
+                failures += 1
+                self._stop.wait(self._retry.delay(failures - 1))
+        except Exception as error:  # the server outlives any bug here; the page shows it
+            log.exception("camera thread failed")
+            self._set_status(state="failed", detail=f"the camera stopped: {error}")
+
+    def _load_reader(self) -> FrameReader | None:
+        self._set_status(state="loading", detail="loading the card model")
+        try:
+            reader = self._reader_factory()
+        except ModelMissingError as error:
+            self._model = False
+            self._set_status(state="no-model",
+                             detail=f"{NO_MODEL} ({error}): enter the cards by hand")  # fmt: skip
+            return None
+        self._model = True
+        return reader
+
+    def _open(self) -> FrameSource | None:
+        if not self._replaying:
+            self._set_status(state="connecting", detail=f"opening {self.spec}")
+        try:
+            return self._opener(self.spec)
+        except Exception as error:  # a missing file, a bad URL: shown, and tried again later
+            self._reopens += 1
+            self._set_status(state="failed", detail=f"cannot open {self.spec}: {error}",
+                             reconnects=self._reopens)  # fmt: skip
+            return None
+
+    def _watch(self, source: FrameSource, reader: FrameReader) -> SourceState:
+        """Read and detect until the source ends or fails, or the feed stops."""
+        while not self._stop.is_set():
+            try:
+                frame = source.read(self._read_timeout)
+            except Exception as error:  # e.g. a single image file that cannot be decoded
+                self._set_status(state="failed", detail=f"{self.spec}: {error}")
+                return SourceState.FAILED
+            status = source.status
+            detail = status.detail
+            if status.state is SourceState.STALLED:
+                detail = f"no new frame from {self.spec}"  # not the ticking seconds
+            elif self._replaying and status.state in (SourceState.LIVE, SourceState.ENDED):
+                if status.state is SourceState.ENDED:
+                    return status.state
+                detail = f"{self.spec}: replayed from the start whenever it ends"
+            self._set_status(state=status.state.value, detail=detail,
+                             reconnects=self._reopens + status.reconnects,
+                             dropped=status.dropped)  # fmt: skip
+            if frame is not None:
+                self._process(reader, frame)
+                self._stop.wait(self._interval)
+            elif status.state in TERMINAL:
+                return status.state
+        return SourceState.CLOSED
+
+    def _process(self, reader: FrameReader, frame: Frame) -> None:
+        start = time.perf_counter()
+        try:
+            seen = cards_from_detections(reader.read(frame.image))
+        except Exception as error:  # one bad frame must not stop the camera
+            log.warning("camera frame %d not read: %s", frame.index, error)
+            self._set_status(detail=f"frame {frame.index} could not be read: {error}")
+            return
+        ms = (time.perf_counter() - start) * 1000
+        with self._lock:
+            smoothed = self._smoother.update(
+                seen, frame.size, dealer=self._dealer, timestamp=frame.timestamp
+            )
+            if smoothed.events:
+                frame_id = self.memory.add_image(frame.image)
+                self._event_frames.update({str(e.card): frame_id for e in smoothed.events})
+            self._latest = frame.image
+            self._table = table_json(smoothed.state)
+            self._status["frames"] = int(self._status["frames"]) + 1
+            self._frame = {"index": frame.index, "size": list(frame.size),
+                           "timestamp": round(frame.timestamp, 3), "ms": round(ms, 1)}  # fmt: skip
+        self._changed()
+
+    # -- internals -------------------------------------------------------------------------
+    def _snapshot(self) -> dict[str, Any]:
+        return {
+            "enabled": True,
+            "source": self.spec,
+            **self._status,
+            "model": self._model,
+            "revision": self._revision,
+            "game": self._game,
+            "layout": list(self._smoother.layout.seats),
+            "frame": self._frame,
+            "table": self._table,
+            "events": [
+                {"seat": e.seat, "card": str(e.card), "frame": self._event_frames.get(str(e.card))}
+                for e in self._smoother.events
+            ],
+        }
+
+    def _set_status(self, **changes: Any) -> None:
+        with self._lock:
+            self._status.update(changes)
+        self._changed()
+
+    def _changed(self) -> None:
+        """Bump the revision when anything but the frame counters changed; tell the pages."""
+        with self._lock:
+            snapshot = self._snapshot()
+            key = json.dumps({k: v for k, v in snapshot.items() if k not in _VOLATILE})
+            if key == self._key:
+                return
+            self._key = key
+            self._revision += 1
+            revision = self._revision
+        if self._on_change is not None:
+            self._on_change(revision)

@@ -1,0 +1,44 @@
+"""The camera's table as JSON: each card with its role, what is undecided, the conflicts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from vision.cards_from_detections import SeenCard
+from vision.roles import TableState
+
+
+def _card(seen: SeenCard, role: str) -> dict[str, Any]:
+    return {
+        "card": str(seen.card),
+        "confidence": round(seen.confidence, 3),
+        "box": [round(v, 1) for v in seen.box],
+        "role": role,
+    }
+
+
+def table_json(state: TableState) -> dict[str, Any]:
+    """Every card once, with its role (``hand:bottom``, ``play:top``, ``starter``, ``crib:left``,
+    ``undecided``), plus the undecided groups and the identity conflicts with their reasons."""
+    cards: list[dict[str, Any]] = []
+    for seat, seat_cards in state.seats.items():
+        cards += [_card(c, f"hand:{seat}") for c in seat_cards.hand]
+        cards += [_card(c, f"play:{seat}") for c in seat_cards.play]
+    if state.starter is not None:
+        cards.append(_card(state.starter, "starter"))
+    cards += [_card(c, f"crib:{state.crib_seat}") for c in state.crib]
+    cards += [_card(c, "undecided") for u in state.undecided for c in u.cards]
+    return {
+        "cards": cards,
+        "play": {seat: [str(c.card) for c in sc.play] for seat, sc in state.seats.items()},
+        "starter": None if state.starter is None else str(state.starter.card),
+        "crib": [str(c.card) for c in state.crib],
+        "undecided": [
+            {"cards": [str(c.card) for c in u.cards], "reason": u.reason} for u in state.undecided
+        ],
+        "conflicts": [
+            {"card": str(c.card), "places": [[round(x, 1), round(y, 1)] for x, y in c.places],
+             "reason": c.reason}
+            for c in state.conflicts
+        ],
+    }  # fmt: skip
