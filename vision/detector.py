@@ -23,6 +23,7 @@ from vision.cards_from_detections import FrameCards, cards_from_detections
 from vision.crops import crop_index
 from vision.detections import Detections
 from vision.errors import VisionError
+from vision.reader_classes import reader_columns
 from vision.sources import decode_image
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
@@ -82,7 +83,10 @@ def _load(path: Path, backend: str) -> tuple[Forward, str]:
 
 @dataclass
 class CardReader:
-    """Reads the corner indices in a frame; `read(frame)` returns one `Detections`."""
+    """Reads the corner indices in a frame; `read(frame)` returns one `Detections`.
+
+    `reader_path` swaps in another reading stage (a deck profile's fine-tuned reader).
+    """
 
     models_dir: Path = MODELS_DIR
     backend: str = "auto"
@@ -91,14 +95,17 @@ class CardReader:
     min_score: float = 0.25
     last_times: StageTimes = field(default_factory=StageTimes)
     runtime: str = field(init=False, default="")
+    reader_path: Path | None = None
 
     def __post_init__(self) -> None:
-        detector, reader = self.models_dir / DETECTOR_FILE, self.models_dir / READER_FILE
+        detector = self.models_dir / DETECTOR_FILE
+        reader = self.reader_path or self.models_dir / READER_FILE
         missing = [str(p) for p in (detector, reader) if not p.exists()]
         if missing:
             raise ModelMissingError(f"card model files not found: {', '.join(missing)}")
         self._detect, self.runtime = _load(detector, self.backend)
         self._read, _ = _load(reader, self.backend)
+        self._columns = reader_columns(reader)
 
     def read(self, frame: Image) -> Detections:
         times = StageTimes()
@@ -125,12 +132,12 @@ class CardReader:
         times.crops = _ms_since(start)
 
         start = time.perf_counter()
-        probabilities = self._classify(crops)
+        probabilities = self.classify(crops)
         times.read = _ms_since(start)
 
         start = time.perf_counter()
-        classes = probabilities.argmax(axis=1) if len(crops) else np.zeros(0, np.int64)
-        confidence = probabilities.max(axis=1) if len(crops) else np.zeros(0, np.float32)
+        classes = probabilities.argmax(axis=1)
+        confidence = probabilities.max(axis=1)
         detections = Detections(boxes, np.clip(found * confidence, 0, 1), classes)
         times.postprocess = _ms_since(start)
         self.last_times = times
@@ -139,11 +146,13 @@ class CardReader:
     def read_bytes(self, data: bytes) -> Detections:
         return self.read(decode_image(data))
 
-    def _classify(self, crops: Image) -> npt.NDArray[np.float32]:
+    def classify(self, crops: Image) -> npt.NDArray[np.float32]:
+        """Class probabilities (card-class order) of square BGR index crops, N × 52."""
         if not len(crops):
             return np.zeros((0, 52), np.float32)
         rgb = crops[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
-        return self._read(np.ascontiguousarray(rgb))  # the reader takes any batch size
+        out = self._read(np.ascontiguousarray(rgb))  # the reader takes any batch size
+        return np.ascontiguousarray(out[:, self._columns])
 
 
 def _letterbox(frame: Image, size: int) -> tuple[npt.NDArray[np.float32], float, tuple[int, int]]:
