@@ -39,6 +39,7 @@ def test_play_from_the_page_and_a_second_page_follows(server: Server) -> None:
         try:
             errors: list[str] = []
             page = browser.new_page(viewport={"width": 420, "height": 900})
+            page.set_default_timeout(90_000)  # a loaded 2-core machine is slow
             page.on("pageerror", lambda error: errors.append(str(error)))
             page.goto(server.url + "/")
             page.fill("input[name=names]", "Ann, Bob")
@@ -53,6 +54,8 @@ def test_play_from_the_page_and_a_second_page_follows(server: Server) -> None:
             page.wait_for_selector("text=His heels: Bob pegs 2")
 
             watcher = browser.new_page(viewport={"width": 420, "height": 900})
+
+            watcher.set_default_timeout(90_000)  # a loaded 2-core machine is slow
             watcher.goto(page.url)
             watcher.wait_for_selector("#live.on")
 

@@ -43,6 +43,7 @@ def test_demo_photo_server_camera_and_settle_it(server: Server) -> None:
         try:
             errors: list[str] = []
             page = browser.new_page(viewport={"width": 420, "height": 900})
+            page.set_default_timeout(90_000)  # a loaded 2-core machine is slow
             page.on("pageerror", lambda error: errors.append(str(error)))
             page.goto(f"{server.url}/games/{created['id']}")
             page.wait_for_selector("#live.on")
