@@ -60,9 +60,13 @@ def _load(path: Path, backend: str) -> tuple[Forward, str]:
 
             compiled = ov.Core().compile_model(str(path), "CPU")
             output = compiled.output(0)
+            # Calling a compiled model reuses one infer request: the server camera and the
+            # photo endpoint share this reader from two threads, so calls take turns.
+            turn = threading.Lock()
 
             def run_ov(batch: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-                return np.asarray(compiled(batch)[output], dtype=np.float32)
+                with turn:
+                    return np.asarray(compiled(batch)[output], dtype=np.float32)
 
             return run_ov, "openvino"
         except ImportError:
