@@ -10,7 +10,7 @@ from cribcam import __version__
 from scorer import cli as scorer_cli
 from scorer.errors import CribbageError
 from vision import cli as vision_cli
-from vision import detect_cli, train_cli
+from vision import detect_cli, enroll_cli, train_cli
 from vision.errors import VisionError
 from webui import cli as webui_cli
 
@@ -26,6 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     vision_cli.register(commands)
     detect_cli.register(commands)
     train_cli.register(commands)
+    enroll_cli.register(commands)
     webui_cli.register(commands)
     return parser
 

@@ -11,6 +11,7 @@ import cv2
 from scorer.cards import parse_card
 from vision.cards_from_detections import cards_from_detections
 from vision.detector import MODELS_DIR, CardReader, frame_json
+from vision.profiles import ProfileStore, default_root
 from vision.roles import TableLayout, assign_roles
 from vision.smoothing import TableSmoother
 from vision.sources import open_source, read_image
@@ -34,6 +35,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="table layout (2-4 of bottom left top right): add each card's role",
     )
     detect.add_argument("--dealer", choices=SEATS, help="the dealer's seat (to find the crib)")
+    _deck_options(detect)
     detect.set_defaults(run=run_detect)
 
     watch = commands.add_parser("watch", help="print table changes and play events live")
@@ -49,6 +51,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     watch.add_argument("--dealer", choices=SEATS, help="the dealer's seat (to find the crib)")
     watch.add_argument("--models", type=Path, default=MODELS_DIR, help="model folder")
     watch.add_argument("--frames", type=int, help="stop after this many frames")
+    _deck_options(watch)
     watch.set_defaults(run=run_watch)
 
     evaluate = commands.add_parser("eval", help="measure card reading on labelled photos")
@@ -67,8 +70,21 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     evaluate.set_defaults(run=run_eval)
 
 
+def _deck_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--deck", help="deck profile to read with (default: the deck in use; "
+                        "'base': the base model)")  # fmt: skip
+    parser.add_argument("--decks", type=Path, help="deck profile folder (<models>/decks)")
+
+
+def deck_reader(args: argparse.Namespace) -> CardReader:
+    """The card reader with the chosen deck profile's reading stage, if any."""
+    store = ProfileStore(args.decks or default_root(args.models))
+    name = None if args.deck == "base" else args.deck or store.active()
+    return CardReader(args.models, reader_path=store.reader_for(name))
+
+
 def run_detect(args: argparse.Namespace) -> int:
-    reader = CardReader(args.models)
+    reader = deck_reader(args)
     if args.annotate:
         args.annotate.mkdir(parents=True, exist_ok=True)
     layout = TableLayout(args.seats) if args.seats else None
@@ -110,7 +126,7 @@ def run_detect(args: argparse.Namespace) -> int:
 
 def run_watch(args: argparse.Namespace) -> int:
     """Read frames, smooth the table over time, print what changes and who laid what."""
-    reader = CardReader(args.models)
+    reader = deck_reader(args)
     smoother = TableSmoother(TableLayout(args.seats))
     last: dict[str, str] = {}
     with open_source(args.source) as source:

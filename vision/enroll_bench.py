@@ -1,0 +1,177 @@
+"""Benchmark: enrol deck designs kept out of training, tune, and read them before and after.
+
+    python -m vision.enroll_bench [--decks dondorf penguins] [--budget 180] [--out FILE]
+
+For each held-out design (`datasets/decks.json`): four enrolment shots are rendered (one suit
+each, A..K in rows, top-down photo effects), the shipped detector finds the indices, `propose`
+proposes identities, a simulated player corrects the wrong ones (counted as taps), the reader
+is tuned on the CPU, and both readers read every labelled index of fresh synthetic game scenes
+of that deck (random layouts, perspective, photo effects). Reported per deck: proposals right
+before any tap, taps, held-out crop accuracy, game-scene accuracy per index and per card,
+before and after, and the tune time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from vision.cardart import CLASSES
+from vision.crops import crop_index
+from vision.detector import MODELS_DIR, READER_FILE, CardReader
+from vision.enroll import Candidate, Enrollment, Shot, propose
+from vision.enroll_layout import RANKS
+from vision.profiles import ProfileStore
+from vision.synth import Deck, Placement, SynthConfig, _affine, load_decks, make_scene, scene_rng
+from vision.tune import TuneSettings, classifier, tune_profile
+from vision.tune_data import CARDART
+
+Image = npt.NDArray[np.uint8]
+Boxes = npt.NDArray[np.float32]
+SHOT = SynthConfig(size=800, effects=True, perspective=False, board=0.0)
+
+
+def enrollment_shot(deck: Deck, suit: str, seed: int) -> tuple[Image, Boxes, list[int]]:
+    """A top-down photo of one suit laid out A..K, 5 to a row; BGR image, index boxes, classes."""
+    rng = np.random.default_rng([seed, ord(suit)])
+    places = []
+    for k, rank in enumerate(RANKS):
+        centre = (100 + 150 * (k % 5) + rng.normal(0, 4), 110 + 190 * (k // 5) + rng.normal(0, 4))
+        matrix = _affine(deck.size, centre, 150, float(rng.normal(0, 0.04)))
+        places.append(Placement(0, rank + suit, True, matrix))
+    scene = make_scene([deck], scene_rng(seed, ord(suit)), SHOT, placements=places)
+    boxes, classes = _label_boxes(scene.labels, SHOT.size)
+    return np.ascontiguousarray(scene.image[..., ::-1]), boxes, classes
+
+
+def _label_boxes(labels: list[tuple[int, float, float, float, float]],
+                 size: int) -> tuple[Boxes, list[int]]:  # fmt: skip
+    boxes = np.array([[(x - w / 2) * size, (y - h / 2) * size, (x + w / 2) * size,
+                       (y + h / 2) * size] for _, x, y, w, h in labels], np.float32)  # fmt: skip
+    return boxes.reshape(-1, 4), [c for c, *_ in labels]
+
+
+def true_card(candidate: Candidate, truth: list[tuple[Image, Boxes, list[int]]]) -> str | None:
+    """The card really lying where a candidate was found (None: no labelled index there)."""
+    _, boxes, classes = truth[candidate.shot]
+    if not len(boxes):
+        return None
+    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+    mine = (candidate.boxes[0, :2] + candidate.boxes[0, 2:]) / 2
+    distance = np.hypot(*(centres - mine).T)
+    nearest = int(distance.argmin())
+    glyph = float(max(np.ptp(boxes[nearest, 0::2]), np.ptp(boxes[nearest, 1::2])))
+    return CLASSES[classes[nearest]] if distance[nearest] < glyph else None
+
+
+def play_the_player(enrollment: Enrollment, truth: list[tuple[Image, Boxes, list[int]]]) -> int:
+    """Correct every proposal that is wrong, as the player would; returns the taps needed."""
+    taps = 0
+    for candidate in enrollment.candidates:
+        actual = true_card(candidate, truth)
+        if candidate.card != actual:
+            enrollment.correct(candidate.number, actual)
+            taps += 1
+    return taps
+
+
+def game_accuracy(deck: Deck, readers: dict[str, Path], scenes: int,
+                  seed: int) -> dict[str, dict[str, float]]:  # fmt: skip
+    """Per-index and per-card accuracy of each reader on labelled indices of game scenes."""
+    crops: list[Image] = []
+    truth: list[int] = []
+    card_of: list[int] = []
+    for i in range(scenes):
+        scene = make_scene([deck], scene_rng(seed, 10_000 + i), SynthConfig(size=640))
+        frame = np.ascontiguousarray(scene.image[..., ::-1])
+        boxes, classes = _label_boxes(scene.labels, 640)
+        owners = [k for k, card in enumerate(scene.cards) for _ in card["labelled"]]
+        for box, cls, owner in zip(boxes, classes, owners, strict=True):
+            crops.append(crop_index(frame, box.astype(np.float64), 64))
+            truth.append(cls)
+            card_of.append(i * 1000 + owner)
+    out = {}
+    batch, expected, cards = np.stack(crops), np.array(truth), np.array(card_of)
+    for name, path in readers.items():
+        probabilities = classifier(path)(batch)
+        per_card = [
+            int(probabilities[cards == c].mean(axis=0).argmax()) == int(expected[cards == c][0])
+            for c in np.unique(cards)
+        ]
+        out[name] = {"per_index": round(float(np.mean(probabilities.argmax(1) == expected)), 4),
+                     "per_card": round(float(np.mean(per_card)), 4),
+                     "indices": len(expected), "cards": len(per_card)}  # fmt: skip
+    return out
+
+
+def bench_deck(name: str, models: Path, settings: TuneSettings, scenes: int, seed: int,
+               truth_boxes: bool = False) -> dict[str, Any]:  # fmt: skip
+    """One deck's enrolment, tune and game-scene reading (`truth_boxes`: the labelled index
+    boxes stand in for the detector, to measure the reading stage alone)."""
+    deck = load_decks([CARDART / name])[0]
+    reader = CardReader(models)
+    truth = [enrollment_shot(deck, suit, seed) for suit in "CDHS"]
+    shots = [Shot(image, suit) for (image, _, _), suit in zip(truth, "CDHS", strict=True)]
+    boxes_of = {id(image): boxes for image, boxes, _ in truth}
+
+    def find(frame: Image) -> Boxes:
+        return boxes_of[id(frame)] if truth_boxes else reader.read(frame).boxes
+
+    found = sum(len(find(image)) for image, _, _ in truth)
+    enrollment = propose(shots, find, reader.classify)
+    proposed_ok = sum(c.proposed == true_card(c, truth) for c in enrollment.candidates)
+    taps = play_the_player(enrollment, truth)
+    with tempfile.TemporaryDirectory() as root:
+        store = ProfileStore(Path(root))
+        start = time.monotonic()
+        result = tune_profile(store, name, enrollment.labelled(), base_models=models,
+                              settings=settings, progress=None)  # fmt: skip
+        seconds = time.monotonic() - start
+        readers = {"before": models / READER_FILE, "after": result.profile.reader}
+        game = game_accuracy(deck, readers, scenes, seed)
+    return {
+        "deck": name, "finder": "labels" if truth_boxes else "detector",
+        "indices_labelled": sum(len(b) for _, b, _ in truth),
+        "indices_found": found, "cards_found": len(enrollment.candidates),
+        "proposals_right": proposed_ok, "player_taps": taps,
+        "problems": enrollment.problems().lines(),
+        "held_out_crops_before": result.accuracy_before,
+        "held_out_crops_after": result.accuracy_after, "tune_seconds": round(seconds, 1),
+        "game_before": game["before"], "game_after": game["after"],
+    }  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    from vision.cli import held_out
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--decks", nargs="+", help="decks (default: the held-out designs)")
+    parser.add_argument("--models", type=Path, default=MODELS_DIR)
+    parser.add_argument("--budget", type=float, default=180.0, help="tune seconds per deck")
+    parser.add_argument("--scenes", type=int, default=30, help="game scenes per deck")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, help="also write the results here (JSON)")
+    parser.add_argument("--truth-boxes", action="store_true",
+                        help="use the labelled index boxes instead of the detector")  # fmt: skip
+    args = parser.parse_args(argv)
+    names = args.decks or sorted(d for d in held_out() if (CARDART / d / "boxes.json").exists())
+    results = []
+    for name in names:
+        result = bench_deck(name, args.models, TuneSettings(budget_s=args.budget),
+                            args.scenes, args.seed, args.truth_boxes)  # fmt: skip
+        print(json.dumps(result), flush=True)
+        results.append(result)
+    if args.out:
+        args.out.write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,213 @@
+"""Where the cards of an enrolment shot lie, in what order, and which card each should be.
+
+Enrolment cannot group corner indices by their reading (`cards_from_detections` does): the
+model may not read this deck yet. So indices are grouped by geometry alone: first by the card
+outline they sit in (cards laid apart on a cloth), then by pairing leftovers at the distance
+two indices of one card lie apart. Cards are then put in reading order (rows top to bottom,
+left to right), and a shot announced as "one suit, A to K" is aligned to those 13 cards,
+letting the model's readings decide where a missing or extra card breaks the sequence.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.cards_from_detections import PairingConfig
+from vision.detections import CLASS_NAMES
+
+Image = npt.NDArray[np.uint8]
+Boxes = npt.NDArray[np.float32]
+F64 = npt.NDArray[np.float64]
+#: Cost (nats) of leaving an expected card out, or a found card unassigned, in the alignment.
+GAP_COST = 6.0
+#: Indices one card may show (some decks print all four corners).
+MAX_INDICES = 4
+#: How far (glyph sizes) a pair's offset may be from a known card's to be one card.
+OFFSET_SLACK = 0.6
+RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+
+
+@dataclass(frozen=True)
+class Group:
+    """The indices (rows of the shot's boxes) of one physical card and its centre."""
+
+    indices: tuple[int, ...]
+    centre: tuple[float, float]
+
+
+PAIRING = PairingConfig()
+
+
+def group_indices(
+    frame: Image, boxes: Boxes, readings: Sequence[int] = (), config: PairingConfig = PAIRING
+) -> list[Group]:
+    """Group a shot's index boxes into cards: by card outline (up to four indices, for decks
+    that print all four corners), then by pairing distance.
+
+    How two indices of one card lie apart (offset, in glyph sizes) is learnt from the outlined
+    cards, else from indices the model reads alike (`readings`: each box's class); without
+    either, the leftovers pair only near the usual distance.
+    """
+    if not len(boxes):
+        return []
+    b = np.asarray(boxes, np.float64)
+    centres: F64 = np.stack([(b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2], 1)
+    sizes: F64 = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
+    groups: list[Group] = []
+    used: set[int] = set()
+    for outline, inside in _cards_outlined(frame, centres, float(np.median(sizes))):
+        moments = cv2.moments(outline)
+        centre = (moments["m10"] / moments["m00"], moments["m01"] / moments["m00"])
+        groups.append(Group(tuple(inside), centre))
+        used.update(inside)
+    paired: list[tuple[int, ...]] = [g.indices for g in groups if len(g.indices) == 2]
+    rest = [i for i in range(len(boxes)) if i not in used]
+    same = list(readings) if len(readings) == len(boxes) else [-1 - i for i in range(len(boxes))]
+    if not paired:
+        paired = _alike(rest, centres, sizes, same, config)
+    offsets = [_offset(centres, sizes, i, j) for i, j in paired]
+    for indices in _pair_by_offset(rest, centres, sizes, offsets, config):
+        centre = centres[list(indices)].mean(axis=0)
+        groups.append(Group(indices, (float(centre[0]), float(centre[1]))))
+    return groups
+
+
+def _cards_outlined(frame: Image, centres: F64,
+                    glyph: float) -> list[tuple[npt.NDArray[np.int32], list[int]]]:  # fmt: skip
+    """Outlines holding 1-4 indices and no bigger than one card (touching cards make one
+    blob half again as big as the typical card: its indices are left to pairing)."""
+    found = []
+    for outline in _outlines(frame, glyph):
+        inside = [i for i, (x, y) in enumerate(centres.tolist())
+                  if cv2.pointPolygonTest(outline, (x, y), False) >= 0]  # fmt: skip
+        if inside:
+            found.append((outline, inside))
+    if not found:
+        return []
+    typical = float(np.median([cv2.contourArea(outline) for outline, _ in found]))
+    return [
+        (outline, inside)
+        for outline, inside in found
+        if len(inside) <= MAX_INDICES and cv2.contourArea(outline) <= 1.5 * typical
+    ]
+
+
+def _outlines(frame: Image, glyph: float) -> list[npt.NDArray[np.int32]]:
+    """Bright card-sized blobs (cards on a darker cloth): the convex hulls of their outlines.
+
+    Closing with half a glyph fills the notches an index printed near the edge cuts into the
+    card's outline (and the dark art of court cards); cards must lie further apart than that.
+    """
+    grey = cv2.GaussianBlur(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), (3, 3), 0)
+    _, mask = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    side = max(3, int(glyph / 2) | 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (side, side))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    hulls = [np.asarray(cv2.convexHull(c), np.int32) for c in contours]
+    least, most = (2.0 * glyph) ** 2, (12.0 * glyph) ** 2
+    return [h for h in hulls if least <= cv2.contourArea(h) <= most]
+
+
+def _offset(centres: F64, sizes: F64, i: int, j: int) -> F64:
+    """From index i to index j, in glyph sizes."""
+    offset: F64 = (centres[j] - centres[i]) / float((sizes[i] + sizes[j]) / 2)
+    return offset
+
+
+def _distance(centres: F64, sizes: F64,
+              i: int, j: int) -> float:  # fmt: skip
+    return float(np.hypot(*(centres[i] - centres[j]))) / float((sizes[i] + sizes[j]) / 2)
+
+
+def _alike(rest: list[int], centres: F64, sizes: F64, same: list[int],
+           config: PairingConfig) -> list[tuple[int, ...]]:  # fmt: skip
+    """Mutually nearest pairs of indices read as the same card at a plausible distance."""
+    nearest: dict[int, int] = {}
+    for i in rest:
+        options = [(_distance(centres, sizes, i, j), j) for j in rest
+                   if j != i and same[j] == same[i]]  # fmt: skip
+        options = [(d, j) for d, j in options if config.pair_min <= d <= config.pair_max]
+        if options:
+            nearest[i] = min(options)[1]
+    return [(i, j) for i, j in nearest.items() if i < j and nearest.get(j) == i]
+
+
+def _pair_by_offset(
+    rest: list[int], centres: F64, sizes: F64, offsets: list[F64], config: PairingConfig,
+) -> list[tuple[int, ...]]:  # fmt: skip
+    """Pairs whose offset is most like a known card's corner-to-corner offset (either way
+    round: cards laid out alike), or without any, near the usual distance; the rest single."""
+    candidates = []
+    for a, i in enumerate(rest):
+        for j in rest[a + 1 :]:
+            si, sj = float(sizes[i]), float(sizes[j])
+            if max(si, sj) > config.size_ratio * min(si, sj):
+                continue
+            offset = _offset(centres, sizes, i, j)
+            if offsets:
+                cost = min(min(float(np.hypot(*(offset - o))), float(np.hypot(*(offset + o))))
+                           for o in offsets)  # fmt: skip
+                limit = OFFSET_SLACK
+            else:
+                cost = abs(math.log(float(np.hypot(*offset)) / config.pair_nominal))
+                limit = 0.25
+            if cost < limit:
+                candidates.append((cost, i, j))
+    taken: set[int] = set()
+    groups: list[tuple[int, ...]] = []
+    for _, i, j in sorted(candidates):
+        if i not in taken and j not in taken:
+            taken.update((i, j))
+            groups.append((i, j))
+    groups.extend((i,) for i in rest if i not in taken)
+    return groups
+
+
+def reading_order(centres: list[tuple[float, float]], row_gap: float) -> list[int]:
+    """Indices of `centres` in reading order: rows (split where y jumps by `row_gap`), then x."""
+    by_y = sorted(range(len(centres)), key=lambda k: centres[k][1])
+    rows: list[list[int]] = []
+    for k in by_y:
+        if rows and centres[k][1] - centres[rows[-1][-1]][1] <= row_gap:
+            rows[-1].append(k)
+        else:
+            rows.append([k])
+    return [k for row in rows for k in sorted(row, key=lambda k: centres[k][0])]
+
+
+def align_suit(probabilities: npt.NDArray[np.floating[Any]], suit: str) -> list[str | None]:
+    """Cards A..K of `suit` for found cards in reading order (n × 52 class probabilities).
+
+    A monotone alignment: with exactly 13 cards it is A..K unless the model is very sure of a
+    shift; with fewer or more, the model's readings decide which card is missing or extra.
+    """
+    expected = [rank + suit for rank in RANKS]
+    columns = [CLASS_NAMES.index(card) for card in expected]
+    match = np.log(np.asarray(probabilities, np.float64)[:, columns] + 1e-3)
+    n, m = match.shape
+    best = np.full((n + 1, m + 1), -np.inf)
+    best[0, :] = -GAP_COST * np.arange(m + 1)
+    best[:, 0] = -GAP_COST * np.arange(n + 1)
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            best[i, j] = max(best[i - 1, j - 1] + match[i - 1, j - 1],
+                             best[i - 1, j] - GAP_COST, best[i, j - 1] - GAP_COST)  # fmt: skip
+    assigned: list[str | None] = [None] * n
+    i, j = n, m
+    while i > 0 and j > 0:  # on a tie the missing cards are the last ones (laid from A)
+        if math.isclose(best[i, j], best[i, j - 1] - GAP_COST):
+            j -= 1
+        elif math.isclose(best[i, j], best[i - 1, j - 1] + match[i - 1, j - 1]):
+            assigned[i - 1] = expected[j - 1]
+            i, j = i - 1, j - 1
+        else:
+            i -= 1
+    return assigned

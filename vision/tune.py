@@ -1,0 +1,234 @@
+"""Fine-tune the reading stage on one deck, on the CPU, within a wall-clock budget.
+
+Starts from the base reader's training weights (`models/reader.pt`), trains on the profile's
+confirmed patches (varied, see `vision.tune_data`) plus general crops, exports ONNX, and
+measures the base and the tuned reader on index patches it held back (the second index of
+each card seen whole, read at 8 angles). Everything happens in the profile store's staging
+folder; only a finished tune is committed, so a failure or a cancel keeps the old profile.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from vision.detections import CLASS_NAMES
+from vision.detector import MODELS_DIR, READER_FILE, _load
+from vision.enroll import READ_PX, crop_from_patch
+from vision.errors import VisionError
+from vision.profiles import Profile, ProfileStore, file_hash, write_patch
+from vision.reader_classes import reader_columns
+from vision.tune_data import general_crops, general_decks, varied_crop, write_class_tree
+
+Image = npt.NDArray[np.uint8]
+Progress = Callable[[float, str], None]
+Cancel = Callable[[], bool]
+#: The base reader's training weights, beside its ONNX.
+WEIGHTS_FILE = "reader.pt"
+#: General crops come from at most this many decks (loading every deck costs seconds).
+GENERAL_DECKS = 6
+
+
+class TuneCancelled(VisionError):
+    """The player cancelled the tune; the previous profile is untouched."""
+
+
+class TuneError(VisionError):
+    """A tune that cannot run (no base weights, no training extra) or failed."""
+
+
+@dataclass(frozen=True)
+class TuneSettings:
+    """The tune's budget and data mix; defaults fit 3 minutes on a 2-core CPU."""
+
+    budget_s: float = 180.0
+    #: Seconds kept back from training for the export and the after-measurement.
+    reserve_s: float = 25.0
+    variants: int = 20
+    general_per_class: int = 16
+    eval_angles: int = 8
+    batch: int = 64
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class TuneResult:
+    profile: Profile
+    accuracy_before: float | None
+    accuracy_after: float | None
+    held_out: int
+    seconds: float
+
+
+def classifier(onnx: Path) -> Callable[[Image], npt.NDArray[np.float32]]:
+    """Class probabilities (card-class order) of BGR crops from a reader ONNX."""
+    forward, _ = _load(onnx, "auto")
+    columns = reader_columns(onnx)
+
+    def run(crops: Image) -> npt.NDArray[np.float32]:
+        rgb = crops[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+        return forward(np.ascontiguousarray(rgb))[:, columns]
+
+    return run
+
+
+def held_out_accuracy(onnx: Path, held: Sequence[tuple[str, Image]], angles: int) -> float | None:
+    """Share of held-back patches read right, each read at `angles` evenly spaced angles."""
+    if not held:
+        return None
+    crops, truth = [], []
+    for card, patch in held:
+        for k in range(angles):
+            crops.append(crop_from_patch(patch, READ_PX, angle=360.0 * k / angles))
+            truth.append(CLASS_NAMES.index(card))
+    read = classifier(onnx)(np.stack(crops)).argmax(axis=1)
+    return float(np.mean(read == np.asarray(truth)))
+
+
+def tune_profile(
+    store: ProfileStore,
+    name: str,
+    cards: Sequence[tuple[str, Sequence[Image]]] | None = None,
+    *,
+    base_models: Path = MODELS_DIR,
+    base_weights: Path | None = None,
+    general: Sequence[Path] | None = None,
+    settings: TuneSettings = TuneSettings(),
+    progress: Progress | None = None,
+    cancel: Cancel | None = None,
+) -> TuneResult:
+    """Tune deck `name` on `cards` (a new enrolment: replaces the profile's patches) or, with
+    None, on the patches the profile already holds (enrolment plus game corrections).
+    `base_weights` default to `reader.pt` beside the base reader."""
+    start = time.monotonic()
+    base_onnx = base_models / READER_FILE
+    base_weights = base_weights or base_models / WEIGHTS_FILE
+    for needed in (base_onnx, base_weights):
+        if not needed.exists():
+            raise TuneError(f"base reader not found: {needed}")
+    staged = store.staging(name, copy_current=cards is None)
+    work = Path(tempfile.mkdtemp(prefix="cribcam-tune-"))
+    try:
+        record = _record(store, name, staged, cards)
+        train, held = _split(staged, record)
+        _report(progress, 0.0, "preparing crops")
+        rng = np.random.default_rng(settings.seed)
+        _write_data(work / "data", train, held, general, settings, rng)
+        before = held_out_accuracy(base_onnx, held, settings.eval_angles)
+        left = settings.budget_s - (time.monotonic() - start) - settings.reserve_s
+        weights = _train(work, base_weights, max(left, 5.0), settings, progress, cancel)
+        _report(progress, 1.0, "exporting")
+        from vision.train import export_onnx
+
+        export_onnx(weights, staged / READER_FILE, imgsz=READ_PX, dynamic=True)
+        after = held_out_accuracy(staged / READER_FILE, held, settings.eval_angles)
+        seconds = time.monotonic() - start
+        record.update(
+            base_model=file_hash(base_onnx), tuned=_now(), tune_seconds=round(seconds, 1),
+            accuracy_before=before, accuracy_after=after, held_out=len(held),
+        )  # fmt: skip
+        if cancel is not None and cancel():
+            raise TuneCancelled("tune cancelled")
+        profile = store.commit(staged, record)
+        return TuneResult(profile, before, after, len(held), seconds)
+    except BaseException:
+        store.discard(staged)
+        raise
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _record(store: ProfileStore, name: str, staged: Path,
+            cards: Sequence[tuple[str, Sequence[Image]]] | None) -> dict[str, Any]:  # fmt: skip
+    """The profile record, with new enrolment patches written into the staging folder."""
+    if cards is None:
+        return dict(store.get(name).record)
+    record: dict[str, Any] = {"name": name, "created": _now(), "crops": []}
+    for card, patches in cards:
+        for k, patch in enumerate(patches):
+            write_patch(staged, card, patch, "enroll", record, held_out=k == 1)
+    return record
+
+
+Labelled = list[tuple[str, Image]]
+
+
+def _split(staged: Path, record: dict[str, Any]) -> tuple[Labelled, Labelled]:
+    import cv2
+
+    train: list[tuple[str, Image]] = []
+    held: list[tuple[str, Image]] = []
+    for crop in record.get("crops", []):
+        patch = cv2.imread(str(staged / crop["file"]))
+        if patch is None:
+            continue
+        (held if crop.get("held_out") else train).append((crop["card"], np.asarray(patch)))
+    if not train:
+        raise TuneError("the profile holds no confirmed crops to train on")
+    return train, held
+
+
+def _write_data(root: Path, train: Sequence[tuple[str, Image]], held: Sequence[tuple[str, Image]],
+                general: Sequence[Path] | None, settings: TuneSettings,
+                rng: np.random.Generator) -> None:  # fmt: skip
+    own: dict[str, list[Image]] = {}
+    for card, patch in train:
+        own.setdefault(card, []).extend(varied_crop(patch, rng) for _ in range(settings.variants))
+    decks = list(general_decks() if general is None else general)
+    decks = [decks[k] for k in rng.permutation(len(decks))[:GENERAL_DECKS]]
+    write_class_tree(root / "train", own, "own")
+    write_class_tree(root / "train", general_crops(decks, settings.general_per_class, rng), "gen")
+    checks: dict[str, list[Image]] = {}
+    for card, patch in held or train[:52]:
+        checks.setdefault(card, []).append(crop_from_patch(patch, READ_PX))
+    write_class_tree(root / "val", checks, "held")
+
+
+def _train(work: Path, base_weights: Path, seconds: float, settings: TuneSettings,
+           progress: Progress | None, cancel: Cancel | None) -> Path:  # fmt: skip
+    """Ultralytics classify from the base weights for `seconds`; returns the last weights."""
+    try:
+        from vision.train import READER_ARGS, offline_ultralytics
+
+        yolo = offline_ultralytics()
+    except ImportError as error:
+        raise TuneError("tuning needs the train extra: pip install 'cribcam[train]'") from error
+    model = yolo(str(base_weights))
+    started = time.monotonic()
+
+    def on_batch(trainer: Any) -> None:
+        if cancel is not None and cancel():
+            raise TuneCancelled("tune cancelled")
+        done = min((time.monotonic() - started) / seconds, 1.0)
+        _report(progress, done, f"epoch {trainer.epoch + 1}")
+
+    model.add_callback("on_train_batch_end", on_batch)
+    args = dict(READER_ARGS, batch=settings.batch, lr0=0.003, warmup_epochs=0.0)
+    model.train(
+        data=str(work / "data"), time=seconds / 3600, epochs=1000, device="cpu",
+        project=str(work / "runs"), name="tune", exist_ok=True, pretrained=True, amp=False,
+        plots=False, workers=0, patience=0, verbose=False, val=False, seed=settings.seed,
+        **args,
+    )  # fmt: skip
+    last = work / "runs" / "tune" / "weights" / "last.pt"
+    if not last.exists():
+        raise TuneError("training wrote no weights")
+    return last
+
+
+def _report(progress: Progress | None, fraction: float, text: str) -> None:
+    if progress is not None:
+        progress(fraction, text)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")

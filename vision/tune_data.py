@@ -1,0 +1,122 @@
+"""Training crops for a deck tune: the player's confirmed patches, varied, plus general crops.
+
+The confirmed patches are few (one or two per card), so each is cut many times the way the
+camera could see it: any rotation, a little perspective, blur, light and colour changes, noise
+and JPEG. A share of general crops from other deck designs keeps the tuned reader from
+forgetting what it knew (the player may one day bring another deck, or a card be misread).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.crops import crop_index
+from vision.detections import CLASS_NAMES
+from vision.enroll import READ_PX, crop_from_patch
+
+Image = npt.NDArray[np.uint8]
+Rng = np.random.Generator
+ROOT = Path(__file__).resolve().parent.parent
+#: General crops come from the rendered training decks when present, else the small test deck.
+CARDART = ROOT / "datasets" / "cardart"
+FIXTURE_DECK = ROOT / "tests" / "vision" / "fixtures" / "deck-standard"
+
+
+def varied_crop(patch: Image, rng: Rng) -> Image:
+    """One training crop of a patch as a camera might see it (see module doc)."""
+    size = patch.shape[0]
+    jitter = rng.uniform(-0.1, 0.1, (4, 2)) * size
+    corners = np.array([[0, 0], [size, 0], [size, size], [0, size]], np.float32)
+    warp = cv2.getPerspectiveTransform(corners, (corners + jitter).astype(np.float32))
+    warped = cv2.warpPerspective(patch, warp, (size, size), borderMode=cv2.BORDER_REPLICATE)
+    crop = crop_from_patch(np.asarray(warped, np.uint8), margin=float(rng.uniform(0.15, 0.35)),
+                           angle=float(rng.uniform(0, 360)))  # fmt: skip
+    return photometric(crop, rng)
+
+
+def photometric(crop: Image, rng: Rng) -> Image:
+    """Light, colour cast, blur, low resolution, noise and JPEG."""
+    img: npt.NDArray[np.float32] = crop.astype(np.float32) * np.float32(rng.uniform(0.6, 1.3))
+    img = img + np.float32(rng.uniform(-30, 30))
+    img *= rng.uniform(0.9, 1.1, 3).astype(np.float32)
+    if rng.random() < 0.5:
+        img = np.asarray(cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.2)), np.float32)
+    if rng.random() < 0.6:  # a far or small card: the glyph 8-40 px tall, as in game photos
+        side = crop.shape[0]
+        small = max(12, int(side * rng.uniform(0.2, 0.9)))
+        shrunk = cv2.resize(img, (small, small), interpolation=cv2.INTER_AREA)
+        img = np.asarray(
+            cv2.resize(shrunk, (side, side), interpolation=cv2.INTER_LINEAR), np.float32
+        )
+    img += rng.normal(0, rng.uniform(0, 6), img.shape).astype(np.float32)
+    out = np.clip(img, 0, 255).astype(np.uint8)
+    if rng.random() < 0.5:
+        quality = int(rng.integers(40, 96))
+        ok, encoded = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        if ok:
+            out = np.asarray(cv2.imdecode(encoded, cv2.IMREAD_COLOR), np.uint8)
+    return out
+
+
+def general_decks(exclude: Iterable[str] = ()) -> list[Path]:
+    """Deck folders for general crops: rendered training decks (held-out designs and
+    `exclude` left out), else the committed test deck."""
+    from vision.cli import held_out
+
+    skip = held_out() | set(exclude)
+    decks = []
+    if CARDART.exists():
+        decks = [d for d in sorted(CARDART.iterdir())
+                 if (d / "boxes.json").exists() and d.name not in skip
+                 and json.loads((d / "boxes.json").read_text()).get("boxes")]  # fmt: skip
+    return decks or ([FIXTURE_DECK] if FIXTURE_DECK.exists() else [])
+
+
+def general_crops(decks: Sequence[Path], per_class: int, rng: Rng) -> dict[str, list[Image]]:
+    """`per_class` varied crops of every card from randomly chosen decks (faces on a table)."""
+    from vision.cardart import load_deck
+
+    loaded = [load_deck(d, only_ok=True) for d in decks]
+    out: dict[str, list[Image]] = {card: [] for card in CLASS_NAMES}
+    if not loaded:
+        return out
+    for card in CLASS_NAMES:
+        holders = [(art, faces) for art, faces in loaded if card in faces and card in art.boxes]
+        for _ in range(per_class if holders else 0):
+            art, faces = holders[int(rng.integers(len(holders)))]
+            corner = list(art.boxes[card].values())[int(rng.integers(len(art.boxes[card])))]
+            out[card].append(_face_crop(faces[card], np.asarray(corner, np.float64), rng))
+    return out
+
+
+def _face_crop(face: Image, box: npt.NDArray[np.float64], rng: Rng) -> Image:
+    """A face (RGBA) laid on a plain table colour, one index cut at a random angle."""
+    height, width = face.shape[:2]
+    pad = height // 3
+    table = rng.uniform(20, 200, 3)
+    canvas = np.empty((height + 2 * pad, width + 2 * pad, 3), np.float32)
+    canvas[:] = table
+    alpha = face[:, :, 3:4].astype(np.float32) / 255
+    bgr = face[:, :, 2::-1].astype(np.float32)
+    canvas[pad : pad + height, pad : pad + width] = bgr * alpha + table * (1 - alpha)
+    margin, angle = float(rng.uniform(0.15, 0.35)), float(rng.uniform(0, 360))
+    crop = crop_index(canvas.astype(np.uint8), box + pad, READ_PX, margin=margin, angle=angle)
+    return photometric(crop, rng)
+
+
+def write_class_tree(root: Path, crops: dict[str, list[Image]], prefix: str) -> int:
+    """Write crops as `root/<card>/<prefix>-<n>.jpg` (ultralytics' classify layout)."""
+    written = 0
+    for card in CLASS_NAMES:
+        (root / card).mkdir(parents=True, exist_ok=True)
+        for k, crop in enumerate(crops.get(card, [])):
+            cv2.imwrite(str(root / card / f"{prefix}-{k:04d}.jpg"), crop,
+                        [cv2.IMWRITE_JPEG_QUALITY, 95])  # fmt: skip
+            written += 1
+    return written
