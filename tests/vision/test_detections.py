@@ -122,12 +122,11 @@ def test_from_yolo_labels() -> None:
 def test_dev_real_label_files_parse() -> None:
     from pathlib import Path
 
-    labels = Path("/work/shared/datasets/dev-real/labels")
-    if not labels.is_dir():
-        pytest.skip("dev-real is not on this machine")
+    labels = Path(__file__).resolve().parents[2] / "datasets" / "samples" / "labels"
     files = sorted(labels.glob("*.txt"))
+    lines = sum(len(p.read_text().split()) // 5 for p in files)
     boxes = sum(len(Detections.from_yolo_labels(p.read_text(), 640, 640)) for p in files)
-    assert len(files) == 634 and boxes == 2602
+    assert len(files) == 3 and boxes == lines > 20
 
 
 def test_to_json() -> None:
