@@ -33,10 +33,11 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image
 
+from vision.detections import CLASS_NAMES
+
 SUITS = "CDHS"
-RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-#: Class names in the order of dev-real's classes.txt: ids 0..51.
-CLASSES: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS)
+#: Class names in the order of dev-real's classes.txt: ids 0..51 (one list for the package).
+CLASSES: tuple[str, ...] = CLASS_NAMES
 CLASS_ID: dict[str, int] = {c: i for i, c in enumerate(CLASSES)}
 
 KDE_DIR = Path("/usr/share/carddecks")

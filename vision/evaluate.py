@@ -165,18 +165,21 @@ def _average_precision(recall: npt.NDArray[Any], precision: npt.NDArray[Any]) ->
     return float(np.sum((r[steps + 1] - r[steps]) * p[steps + 1]))
 
 
-def confusion_counts(results: list[ImageResult]) -> Counter[tuple[int, int]]:
-    """(true class, read class) for each labelled corner overlapped by a read of another class."""
+def matched_classes(results: list[ImageResult]) -> Counter[tuple[int, int]]:
+    """(true class, read class) for each labelled corner overlapped (IoU 0.5) by a reading."""
     counts: Counter[tuple[int, int]] = Counter()
     for result in results:
         ious = iou_matrix(result.truth.boxes, result.found.boxes)
         for i, row in enumerate(ious):
-            if not len(row) or row.max() < IOU_MATCH:
-                continue
-            truth, read = int(result.truth.class_ids[i]), int(result.found.class_ids[row.argmax()])
-            if truth != read:
-                counts[(truth, read)] += 1
+            if len(row) and row.max() >= IOU_MATCH:
+                read = int(result.found.class_ids[row.argmax()])
+                counts[(int(result.truth.class_ids[i]), read)] += 1
     return counts
+
+
+def confusion_counts(results: list[ImageResult]) -> Counter[tuple[int, int]]:
+    """(true class, read class) for each labelled corner overlapped by a read of another class."""
+    return Counter({pair: n for pair, n in matched_classes(results).items() if pair[0] != pair[1]})
 
 
 def save_confusion_png(results: list[ImageResult], path: Path) -> None:
@@ -186,11 +189,8 @@ def save_confusion_png(results: list[ImageResult], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     matrix = np.zeros((52, 52), dtype=np.int64)
-    for result in results:
-        ious = iou_matrix(result.truth.boxes, result.found.boxes)
-        for i, row in enumerate(ious):
-            if len(row) and row.max() >= IOU_MATCH:
-                matrix[result.truth.class_ids[i], result.found.class_ids[row.argmax()]] += 1
+    for (truth, read), count in matched_classes(results).items():
+        matrix[truth, read] = count
     figure, axes = plt.subplots(figsize=(12, 12))
     axes.imshow(np.log1p(matrix), cmap="viridis")
     axes.set_xticks(range(52), CLASS_NAMES, rotation=90, fontsize=6)

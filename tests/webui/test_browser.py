@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,25 @@ ARGS = [
 ]
 
 
+@contextmanager
+def chromium() -> Iterator[sync_api.Browser]:
+    """Debian's Chromium, headless, closed afterwards."""
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def phone_page(browser: sync_api.Browser, errors: list[str]) -> sync_api.Page:
+    """A phone-sized page whose script errors land in `errors`."""
+    page = browser.new_page(viewport={"width": 420, "height": 900})
+    page.set_default_timeout(90_000)  # a loaded 2-core machine is slow
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    return page
+
+
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[Server]:
     running = Server(tmp_path / "games.sqlite3", tmp_path / "data")
@@ -34,49 +54,41 @@ def server(tmp_path: Path) -> Iterator[Server]:
 
 
 def test_play_from_the_page_and_a_second_page_follows(server: Server) -> None:
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            errors: list[str] = []
-            page = browser.new_page(viewport={"width": 420, "height": 900})
-            page.set_default_timeout(90_000)  # a loaded 2-core machine is slow
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            page.goto(server.url + "/")
-            page.fill("input[name=names]", "Ann, Bob")
-            page.click("button[type=submit]")
-            page.wait_for_url("**/games/*")
-            page.get_by_role("button", name="Bob deals").click()
-            page.get_by_role("button", name="Dealt (hands stay hidden)").click()
-            page.get_by_role("button", name="Ann: laid away").click()
-            page.get_by_role("button", name="Bob: laid away").click()
-            page.click("#picker button[data-card=JS]")
-            page.click("#picker-ok")
-            page.wait_for_selector("text=His heels: Bob pegs 2")
+    with chromium() as browser:
+        errors: list[str] = []
+        page = phone_page(browser, errors)
+        page.goto(server.url + "/")
+        page.fill("input[name=names]", "Ann, Bob")
+        page.click("button[type=submit]")
+        page.wait_for_url("**/games/*")
+        page.get_by_role("button", name="Bob deals").click()
+        page.get_by_role("button", name="Dealt (hands stay hidden)").click()
+        page.get_by_role("button", name="Ann: laid away").click()
+        page.get_by_role("button", name="Bob: laid away").click()
+        page.click("#picker button[data-card=JS]")
+        page.click("#picker-ok")
+        page.wait_for_selector("text=His heels: Bob pegs 2")
 
-            watcher = browser.new_page(viewport={"width": 420, "height": 900})
+        watcher = phone_page(browser, errors)
+        watcher.goto(page.url)
+        watcher.wait_for_selector("#live.on")
 
-            watcher.set_default_timeout(90_000)  # a loaded 2-core machine is slow
-            watcher.goto(page.url)
-            watcher.wait_for_selector("#live.on")
+        page.click("#picker button[data-card='7H']")
+        page.click("#picker-ok")
+        page.wait_for_function("document.getElementById('count').textContent === '7'")
+        page.click("#picker button[data-card='8D']")
+        page.fill("#claim", "1")  # a short claim: 15 for 2
+        page.click("#picker-ok")
+        watcher.wait_for_function(
+            "document.getElementById('count').textContent === '15'", timeout=2000
+        )
+        assert "claimed 1 of 2" in watcher.inner_text("#muggins")
+        scores = watcher.inner_text("#scores").split()
+        assert scores == ["Ann", "0", "Bob", "4", "deals", "·", "crib"]  # heels + 15
 
-            page.click("#picker button[data-card='7H']")
-            page.click("#picker-ok")
-            page.wait_for_function("document.getElementById('count').textContent === '7'")
-            page.click("#picker button[data-card='8D']")
-            page.fill("#claim", "1")  # a short claim: 15 for 2
-            page.click("#picker-ok")
-            watcher.wait_for_function(
-                "document.getElementById('count').textContent === '15'", timeout=2000
-            )
-            assert "claimed 1 of 2" in watcher.inner_text("#muggins")
-            scores = watcher.inner_text("#scores").split()
-            assert scores == ["Ann", "0", "Bob", "4", "deals", "·", "crib"]  # heels + 15
-
-            page.click("#undo")
-            watcher.wait_for_function(
-                "document.getElementById('count').textContent === '7'", timeout=2000
-            )
-            assert page.is_disabled("#picker button[data-card='7H']")  # already played
-            assert errors == []
-        finally:
-            browser.close()
+        page.click("#undo")
+        watcher.wait_for_function(
+            "document.getElementById('count').textContent === '7'", timeout=2000
+        )
+        assert page.is_disabled("#picker button[data-card='7H']")  # already played
+        assert errors == []

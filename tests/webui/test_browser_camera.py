@@ -8,9 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright import sync_api
 
-from tests.webui.test_browser import ARGS, CHROMIUM
+from tests.webui.test_browser import chromium, phone_page
 from tests.webui.test_serve import Server
 
 DEMO = Path(__file__).resolve().parents[2] / "webui" / "static" / "demo" / "table.jpg"
@@ -38,29 +37,23 @@ def test_demo_photo_server_camera_and_settle_it(server: Server) -> None:
         {"kind": "play", "card": "6S"},
     ]:  # fmt: skip
         assert server.call("POST", game + "/actions", action)[0] == 200
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            errors: list[str] = []
-            page = browser.new_page(viewport={"width": 420, "height": 900})
-            page.set_default_timeout(90_000)  # a loaded 2-core machine is slow
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            page.goto(f"{server.url}/games/{created['id']}")
-            page.wait_for_selector("#live.on")
-            page.wait_for_function(
-                "document.getElementById('server-camera-status').textContent"
-                ".startsWith('Server camera')"
-            )
-            page.click("#demo-photo")  # headless Chromium has no camera: the demo is offered
-            page.wait_for_function(
-                "/demo photo:|no card model installed/"
-                ".test(document.getElementById('camera-status').textContent)"
-            )
-            assert page.evaluate("document.getElementById('demo-img').naturalWidth") == 640
-            page.click("#settle summary")
-            page.wait_for_selector("#settle-out li >> nth=2")
-            text = page.inner_text("#settle-out")
-            assert "Count 15" in text and "15 for 2, run of 3 for 3 (5)" in text
-            assert errors == []
-        finally:
-            browser.close()
+    with chromium() as browser:
+        errors: list[str] = []
+        page = phone_page(browser, errors)
+        page.goto(f"{server.url}/games/{created['id']}")
+        page.wait_for_selector("#live.on")
+        page.wait_for_function(
+            "document.getElementById('server-camera-status').textContent"
+            ".startsWith('Server camera')"
+        )
+        page.click("#demo-photo")  # headless Chromium has no camera: the demo is offered
+        page.wait_for_function(
+            "/demo photo:|no card model installed/"
+            ".test(document.getElementById('camera-status').textContent)"
+        )
+        assert page.evaluate("document.getElementById('demo-img').naturalWidth") == 640
+        page.click("#settle summary")
+        page.wait_for_selector("#settle-out li >> nth=2")
+        text = page.inner_text("#settle-out")
+        assert "Count 15" in text and "15 for 2, run of 3 for 3 (5)" in text
+        assert errors == []
