@@ -109,7 +109,7 @@ def cards_from_detections(
         if len(sightings) == 1:
             cards.append(sightings[0])
             continue
-        pairs = [s for s in sightings if s.corners_seen == 2]
+        pairs = [s for s in sightings if s.corners_seen >= 2]
         if len(pairs) == 1:
             cards.append(pairs[0])
             reason = f"{card} seen as a whole card and again {len(sightings) - 1} time(s) elsewhere"
@@ -151,9 +151,15 @@ def _iou(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32]) -> float:
 
 
 def _pair(same: Detections, config: PairingConfig) -> list[list[int]]:
-    """Split one identity's glyphs into plausible cards: pairs best-first, then singles."""
+    """Split one identity's glyphs into plausible cards, closest-to-nominal pairs first.
+
+    A card carries two indices, or four on some decks (continental and bridge designs print
+    one in every corner): glyphs join one card only while every two of them could be
+    indices of one card (complete linkage), at most four.
+    """
     n = len(same)
     centres, sizes = same.centres, same.sizes
+    fits = np.zeros((n, n), bool)
     candidates: list[tuple[float, int, int]] = []
     for i in range(n):
         for j in range(i + 1, n):
@@ -162,19 +168,23 @@ def _pair(same: Detections, config: PairingConfig) -> list[list[int]]:
                 continue
             if same.corners is not None:
                 ci, cj = int(same.corners[i]), int(same.corners[j])
-                if CORNER_UNKNOWN not in (ci, cj) and (ci - cj) % 4 != 2:
-                    continue  # the two indices of a card are printed upside down to each other
+                if CORNER_UNKNOWN not in (ci, cj) and (ci - cj) % 2:
+                    continue  # a card's indices are upright or upside down to each other
             dist = float(np.hypot(*(centres[i] - centres[j]))) / ((si + sj) / 2)
             if config.pair_min <= dist <= config.pair_max:
+                fits[i, j] = fits[j, i] = True
                 candidates.append((abs(math.log(dist / config.pair_nominal)), i, j))
-    used: set[int] = set()
-    groups: list[list[int]] = []
+    group_of = list(range(n))
+    members: dict[int, list[int]] = {i: [i] for i in range(n)}
     for _, i, j in sorted(candidates):
-        if i not in used and j not in used:
-            used.update((i, j))
-            groups.append([i, j])
-    groups.extend([i] for i in range(n) if i not in used)
-    return groups
+        a, b = group_of[i], group_of[j]
+        if a == b or len(members[a]) + len(members[b]) > 4:
+            continue
+        if all(fits[x, y] for x in members[a] for y in members[b]):
+            for x in members[b]:
+                group_of[x] = a
+            members[a] += members.pop(b)
+    return [sorted(group) for group in members.values()]
 
 
 def _seen(card: Card, d: Detections, config: PairingConfig) -> SeenCard:
@@ -182,7 +192,9 @@ def _seen(card: Card, d: Detections, config: PairingConfig) -> SeenCard:
     x2, y2 = (float(v) for v in d.boxes[:, 2:].max(axis=0))
     size = float(d.sizes.mean())
     centres = d.centres
-    cx, cy = (float(v) for v in centres.mean(axis=0))
+    far = np.hypot(*(centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1))
+    i, j = np.unravel_index(int(far.argmax()), far.shape)  # a diagonal: the card's centre
+    cx, cy = (float(v) for v in (centres[i] + centres[j]) / 2)
     if len(d) == 1:
         confidence = float(d.scores[0])
         if d.corners is not None and d.corners[0] != CORNER_UNKNOWN:

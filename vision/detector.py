@@ -214,9 +214,14 @@ class PhotoReader:
                 self._reader = CardReader(self.models_dir)
             return self._reader
 
-    def detect(self, image: bytes, name: str) -> dict[str, Any]:
+    def read_frame(self, image: bytes) -> tuple[FrameCards, tuple[int, int]]:
+        """The physical cards in the image bytes, and the image's width and height."""
         frame = decode_image(image)
-        return frame_json(name, cards_from_detections(self.card_reader().read(frame)))
+        height, width = frame.shape[:2]
+        return cards_from_detections(self.card_reader().read(frame)), (width, height)
+
+    def detect(self, image: bytes, name: str) -> dict[str, Any]:
+        return frame_json(name, self.read_frame(image)[0])
 
 
 def load_default_detector() -> PhotoReader:

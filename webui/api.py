@@ -13,15 +13,17 @@ from flask import Blueprint, Response, current_app, jsonify, request, stream_wit
 from scorer.advice import Role, advise
 from scorer.cli import score_request
 from scorer.settings import Settings
+from vision.detector import frame_json
 from webui.actions import parse_action
 from webui.bodies import cards, check_fields, integer, json_body, json_object, names
 from webui.camera_view import game_camera_view
 from webui.capture import CameraFeed
-from webui.detect import run_detector
+from webui.detect import read_frame, run_detector
 from webui.errors import ApiError
 from webui.frames import FrameMemory
 from webui.images import image_kind
 from webui.live import Broker, CameraEvents, event_stream
+from webui.page_tables import PageTables
 from webui.store import GameStore, StoredGame
 from webui.views import game_view
 
@@ -198,9 +200,16 @@ def events(game_id: str) -> Response:
 def frame(game_id: str) -> Response:
     """A camera frame (or the demo photo) from the page: the detections to draw, and the id of
     the frame (`"frame"`) for an action applied from it (503 without a model)."""
-    store().revision(game_id)
+    stored = store().load(game_id)
     data, _ = _image_upload()
-    found = run_detector(data, f"{game_id}-frame")
+    name = f"{game_id}-frame"
+    read = read_frame(data)
+    if read is None:
+        found = run_detector(data, name)
+    else:
+        seen, size = read
+        table: PageTables = current_app.extensions["cribcam.page_tables"]
+        found = {**frame_json(name, seen), "table": table.update(game_id, stored.game, seen, size)}
     return jsonify({"game": game_id, **found, "frame": uploads().add_upload(data)})
 
 

@@ -17,6 +17,7 @@ from webui.capture import CameraFeed
 from webui.errors import register_error_handlers
 from webui.frames import FrameMemory
 from webui.live import CAMERA_KEY, Broker
+from webui.page_tables import PageTables
 from webui.pages import pages
 from webui.paths import default_db
 from webui.store import GameStore
@@ -48,6 +49,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["cribcam.store"] = the_store
     the_broker = app.extensions["cribcam.broker"] = Broker()
     app.extensions["cribcam.uploads"] = FrameMemory(keep=32)
+    app.extensions["cribcam.page_tables"] = PageTables()
     app.extensions["cribcam.camera"] = _camera(app.config, the_broker)
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = the_store.secret("cookie-key")  # pairings survive restarts

@@ -10,6 +10,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from flask import current_app
 
+from vision.cards_from_detections import FrameCards
 from webui.errors import ApiError, NoDetectorError
 
 
@@ -22,12 +23,30 @@ class Detector(Protocol):
         ...
 
 
+@runtime_checkable
+class FrameDetector(Detector, Protocol):
+    def read_frame(self, image: bytes) -> tuple[FrameCards, tuple[int, int]]:
+        """The physical cards in the image bytes, and the image's width and height."""
+        ...
+
+
 def run_detector(image: bytes, name: str) -> dict[str, Any]:
     """Detect with the configured detector; an image it cannot decode is the client's fault."""
     detector = current_detector()
     try:
         return detector.detect(image, name)
     except ValueError as error:  # the vision package's bad-image errors are ValueErrors
+        raise ApiError(f"the image could not be read: {error}") from None
+
+
+def read_frame(image: bytes) -> tuple[FrameCards, tuple[int, int]] | None:
+    """The cards of a camera frame for smoothing, or None when the detector only answers JSON."""
+    detector = current_detector()
+    if not isinstance(detector, FrameDetector):
+        return None
+    try:
+        return detector.read_frame(image)
+    except ValueError as error:
         raise ApiError(f"the image could not be read: {error}") from None
 
 

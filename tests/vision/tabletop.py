@@ -34,16 +34,18 @@ def card_detections(
     score: float = 0.9,
     class_id: int | None = None,
 ) -> Detections:
-    """The visible indices (``"tl"``, ``"br"``, both or neither) of one card."""
+    """The visible indices of one card: ``"tl"`` and ``"br"`` on most decks; four-index decks
+    add ``"tr"`` and ``"bl"`` (the top ones upright, the bottom ones upside down)."""
     c = parse_card(card) if isinstance(card, str) else card
     boxes, orientations = [], []
     for corner in corners.split():
-        sign = -1 if corner == "tl" else 1
-        dx, dy = _turn(sign * OFFSET[0] * g, sign * OFFSET[1] * g, rotation)
+        sx = -1 if corner[1] == "l" else 1
+        sy = -1 if corner[0] == "t" else 1
+        dx, dy = _turn(sx * OFFSET[0] * g, sy * OFFSET[1] * g, rotation)
         w, h = (0.6 * g, g) if rotation % 2 == 0 else (g, 0.6 * g)
         x, y = centre[0] + dx, centre[1] + dy
         boxes.append([x - w / 2, y - h / 2, x + w / 2, y + h / 2])
-        orientations.append(rotation % 4 if corner == "tl" else (rotation + 2) % 4)
+        orientations.append(rotation % 4 if corner[0] == "t" else (rotation + 2) % 4)
     n = len(boxes)
     cid = class_of_card(c) if class_id is None else class_id
     return Detections(

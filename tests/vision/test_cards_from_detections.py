@@ -32,6 +32,25 @@ def test_pairs_at_any_rotation_and_scale(rotation: int) -> None:
     assert {str(c.card): c.corners_seen for c in seen.cards} == {"AS": 2, "AD": 2}
 
 
+@pytest.mark.parametrize("corners", ["tl tr bl br", "tl tr br", "tr bl"])
+@pytest.mark.parametrize("orientation", [True, False])
+def test_four_index_decks_make_one_card(corners: str, orientation: bool) -> None:
+    d = table([card_detections("KS", (300, 200), rotation=2, corners=corners),
+               card_detections("QH", (420, 200), corners="tl tr bl br")])  # fmt: skip
+    seen = cards_from_detections(d if orientation else without_corners(d))
+    assert {str(c.card): c.corners_seen for c in seen.cards} == {"KS": len(corners.split()),
+                                                                 "QH": 4}  # fmt: skip
+    assert not seen.conflicts
+    assert seen.by_card()[parse_card("KS")].centre == pytest.approx((300, 200))
+
+
+def test_five_indices_are_not_one_card() -> None:
+    d = table([card_detections("KS", (300, 200), corners="tl tr bl br"),
+               card_detections("KS", (340, 200), corners="tl")])  # fmt: skip
+    seen = cards_from_detections(without_corners(d))
+    assert len(seen.conflicts) == 1 and [str(c.card) for c in seen.cards] == ["KS"]
+
+
 def test_fanned_hand_is_seen_by_one_corner_per_card() -> None:
     seen = cards_from_detections(table([row_detections(["2C", "3C", "4C", "5C"], (300, 400))]))
     assert [c.corners_seen for c in sorted(seen.cards, key=lambda c: c.card)] == [1, 1, 1, 2]

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from scorer.cards import parse_card
+from vision.cards_from_detections import FrameCards, cards_from_detections
 from vision.detections import Detections, class_of_card
 from vision.sources import Frame, FrameSource, SourceState, SourceStatus
 
@@ -67,3 +68,13 @@ class PhotoDetector:
 
     def detect(self, image: bytes, name: str) -> dict[str, Any]:
         return {"image": name, "cards": [{"card": "5H", "confidence": 0.9, "box": [1, 2, 3, 4]}]}
+
+
+class TableDetector(PhotoDetector):
+    """A fake frame detector (`webui.detect.FrameDetector`): every frame shows `detections`."""
+
+    def __init__(self, detections: Detections, size: tuple[int, int] = (1280, 720)) -> None:
+        self.detections, self.size = detections, size
+
+    def read_frame(self, image: bytes) -> tuple[FrameCards, tuple[int, int]]:
+        return cards_from_detections(self.detections), self.size

@@ -43,6 +43,7 @@ class Camera {
     this.onUnavailable = onUnavailable;
     this.running = false;
     this.busy = false;
+    this.latencies = [];  // the last frames' times from grabbing to the overlay drawn, ms
   }
   say(text) { this.status.textContent = text; }
   supported() {
@@ -94,6 +95,7 @@ class Camera {
   async sendFrame() {
     if (this.busy || !this.video.videoWidth) return;  // one frame in flight at a time
     this.busy = true;
+    const grabbed = performance.now();
     try {
       const canvas = document.createElement("canvas");
       canvas.width = this.video.videoWidth;
@@ -106,7 +108,13 @@ class Camera {
         if (status === 503) this.stop();
         return;
       }
-      drawBoxes(this.overlay, this.video.videoWidth, this.video.videoHeight, answer.cards || []);
+      const cards = answer.table ? answer.table.cards : answer.cards || [];
+      drawBoxes(this.overlay, this.video.videoWidth, this.video.videoHeight, cards);
+      const ms = Math.round(performance.now() - grabbed);
+      this.latencies.push(ms);
+      if (this.latencies.length > 50) this.latencies.shift();
+      this.say(`Camera on: ${cards.length} card${cards.length === 1 ? "" : "s"} seen, ` +
+        `${ms} ms from frame to overlay.`);
       this.onAnswer(answer);
     } catch (error) {
       this.say(`Frame not sent: ${error}`);
@@ -174,5 +182,38 @@ class ServerCamera {
       item.append(`${s.edge} laid `, cardChip(s.card), " — ", button);
       return item;
     }));
+  }
+}
+
+/* What the page's camera sees, role by role, and the show of each complete hand beside the
+   starter (from the frame endpoint's smoothed `table`). */
+function renderCameraTable(list, table, seatName) {
+  list.replaceChildren();
+  if (!table) return;
+  const who = (edge) => {
+    const show = table.shows.find((s) => s.edge === edge && s.seat !== null);
+    return show ? seatName(show.seat) : edge;
+  };
+  for (const show of table.shows) {
+    const owner = show.seat === null ? show.edge : seatName(show.seat);
+    const items = show.items.map((i) => `${i.name} ${i.points}`).join(", ");
+    list.append(el("li", { class: "camera-show", "data-role": show.role, "data-edge": show.edge,
+      "data-cards": show.hand.join(" "), "data-total": String(show.total) },
+      `${owner}'s ${show.role}: `, ...show.hand.map(cardChip), " + ", cardChip(show.starter),
+      " = ", el("b", {}, String(show.total)), items ? ` (${items})` : ""));
+  }
+  const shown = new Set(table.shows.flatMap((s) => s.hand));
+  const rest = table.cards.filter((c) => !shown.has(c.card) && c.role !== "starter");
+  const roles = new Map();
+  for (const c of rest) roles.set(c.role, [...(roles.get(c.role) || []), c.card]);
+  for (const [role, cards] of roles) {
+    const [kind, edge] = role.split(":");
+    const label = edge ? `${who(edge)}'s ${kind}` : kind;
+    list.append(el("li", { "data-role": role, "data-cards": cards.join(" ") }, `${label}: `,
+      ...cards.map(cardChip)));
+  }
+  if (table.starter && !table.shows.length) {
+    list.append(el("li", { "data-role": "starter", "data-cards": table.starter }, "starter: ",
+      cardChip(table.starter)));
   }
 }

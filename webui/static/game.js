@@ -340,7 +340,11 @@ function renderDetectedPicks() {
 }
 const showDemo = () => { $("demo-photo").hidden = false; };
 const camera = new Camera(GAME, $("camera-video"), $("camera-overlay"), $("camera-status"),
-  (answer) => { detected = answer; renderDetectedPicks(); }, showDemo);
+  (answer) => {
+    detected = answer;
+    renderDetectedPicks();
+    renderCameraTable($("camera-table"), answer.table, seatName);
+  }, showDemo);
 $("camera-start").addEventListener("click", () => camera.start());
 $("demo-photo").addEventListener("click", async () => {
   const answer = await tryDemoPhoto(GAME, $("demo-img"), $("demo-overlay"), (t) => { $("camera-status").textContent = t; });

@@ -1,0 +1,69 @@
+"""Frames posted by the page's own camera: smoothed per game into the table's roles, with the
+show of each complete hand (and the crib) counted beside the starter."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from flask.testing import FlaskClient
+
+from scorer.cards import parse_cards
+from scorer.show import score_show
+from tests.vision.tabletop import card_detections, row_detections, table
+from tests.webui.fakes import TableDetector
+from webui import create_app
+
+DEMO = Path(__file__).resolve().parents[2] / "webui" / "static" / "demo" / "table.jpg"
+BOTTOM, TOP, CRIB = ["5H", "5C", "JD", "4S"], ["7C", "8D", "9H", "KS"], ["2C", "3D", "QH", "6S"]
+SHOW = table([row_detections(BOTTOM, (560, 640)),
+              row_detections(TOP, (720, 80), rotation=2),
+              row_detections(CRIB, (1000, 600)),
+              card_detections("5D", (640, 360))])  # fmt: skip
+
+
+def post_frames(client: FlaskClient, game_id: str, count: int) -> list[Any]:
+    answers = []
+    for _ in range(count):
+        response = client.post(f"/api/games/{game_id}/frame", data=DEMO.read_bytes(),
+                               content_type="image/jpeg")  # fmt: skip
+        assert response.status_code == 200, response.json
+        answers.append(response.json)
+    return answers
+
+
+def test_the_show_on_camera_is_counted_once_the_table_is_steady(db_path: Path) -> None:
+    client = create_app({"TESTING": True, "DATABASE": db_path,
+                         "DETECTOR": TableDetector(SHOW)}).test_client()  # fmt: skip
+    game_id = client.post("/api/games", json={"players": 2, "first_dealer": 0}).json["id"]
+    first, *_, last = post_frames(client, game_id, 4)
+    assert first["table"]["cards"] == [] and first["table"]["shows"] == []  # one frame: no trust
+    roles = {c["card"]: c["role"] for c in last["table"]["cards"]}
+    assert roles == ({c: "hand:bottom" for c in BOTTOM} | {c: "hand:top" for c in TOP}
+                     | {c: "crib:bottom" for c in CRIB} | {"5D": "starter"})  # fmt: skip
+    shows = {(s["role"], s["seat"]): s for s in last["table"]["shows"]}
+    for key, cards in {("hand", 0): BOTTOM, ("hand", 1): TOP, ("crib", 0): CRIB}.items():
+        expected = score_show(parse_cards(cards), parse_cards(["5D"])[0], crib=key[0] == "crib")
+        assert sorted(shows[key]["hand"]) == sorted(cards)
+        assert shows[key]["total"] == expected.total and shows[key]["starter"] == "5D"
+    assert len(shows) == 3
+    assert {c["card"] for c in last["cards"]} == set(roles)  # the frame's own reading too
+
+
+def test_each_game_smooths_its_own_frames(db_path: Path) -> None:
+    client = create_app({"TESTING": True, "DATABASE": db_path,
+                         "DETECTOR": TableDetector(SHOW)}).test_client()  # fmt: skip
+    one = client.post("/api/games", json={"players": 2, "first_dealer": 0}).json["id"]
+    two = client.post("/api/games", json={"players": 2, "first_dealer": 1}).json["id"]
+    post_frames(client, one, 3)
+    assert post_frames(client, two, 1)[0]["table"]["cards"] == []
+    crib = [s for s in post_frames(client, one, 1)[0]["table"]["shows"] if s["role"] == "crib"]
+    assert [s["seat"] for s in crib] == [0]
+
+
+def test_a_frame_for_an_unknown_game_is_404(db_path: Path) -> None:
+    client = create_app({"TESTING": True, "DATABASE": db_path,
+                         "DETECTOR": TableDetector(SHOW)}).test_client()  # fmt: skip
+    response = client.post("/api/games/nope/frame", data=DEMO.read_bytes(),
+                           content_type="image/jpeg")  # fmt: skip
+    assert response.status_code == 404 and "error" in response.json

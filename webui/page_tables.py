@@ -1,0 +1,82 @@
+"""The table a page's own camera sees: frames posted by the browser, smoothed per game.
+
+One frame cannot be trusted (a hand over the cards, a misread glyph), so the frames a page
+posts to `/api/games/<id>/frame` go through the same `TableSmoother` as the server camera's,
+one per game, laid out on the game's seats. When the table shows a hand (or the crib) next to
+the starter, its show is counted, so a player can point the phone at the show and read the
+score.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from scorer.cards import Card
+from scorer.cli import show_to_json
+from scorer.game import Game
+from scorer.show import score_show
+from vision.cards_from_detections import FrameCards
+from vision.roles import TableState
+from vision.smoothing import TableSmoother
+from webui.seats import game_seat, layout_for, table_seat
+from webui.tablejson import table_json
+
+#: Games whose smoothers are kept (the least recently used is forgotten beyond this).
+KEPT_GAMES = 16
+
+
+class PageTables:
+    """Per-game smoothers for frames posted by pages; thread-safe."""
+
+    def __init__(self, kept: int = KEPT_GAMES) -> None:
+        self._kept = kept
+        self._lock = threading.Lock()
+        self._smoothers: OrderedDict[str, tuple[int, int, TableSmoother]] = OrderedDict()
+
+    def update(
+        self, game_id: str, game: Game, seen: FrameCards, size: tuple[int, int]
+    ) -> dict[str, Any]:
+        """Add one frame of `game_id`; returns the smoothed table (`table_json`) plus `shows`."""
+        players = game.settings.players
+        deal = game.deal_state.number if game.deal_state else 0
+        dealer = None if game.dealer is None else table_seat(players, game.dealer)
+        with self._lock:
+            kept = self._smoothers.pop(game_id, None)
+            if kept is None or kept[0] != players:
+                kept = (players, deal, TableSmoother(layout_for(players)))
+            elif kept[1] != deal:
+                kept[2].new_deal()
+                kept = (players, deal, kept[2])
+            self._smoothers[game_id] = kept
+            while len(self._smoothers) > self._kept:
+                self._smoothers.popitem(last=False)
+            state = kept[2].update(seen, size, dealer=dealer).state
+        return {**table_json(state), "shows": shows(state, game)}
+
+
+def shows(state: TableState, game: Game) -> list[dict[str, Any]]:
+    """The show of every complete hand (and the crib) the camera sees beside the starter."""
+    if state.starter is None:
+        return []
+    starter = state.starter.card
+    size = game.settings.hand_size
+    players = game.settings.players
+    counted: list[dict[str, Any]] = []
+    for edge, seat_cards in state.seats.items():
+        if len(seat_cards.hand) == size:
+            hand = [c.card for c in seat_cards.hand]
+            counted.append(_show("hand", game_seat(players, edge), edge, hand, starter))
+    if len(state.crib) == 4 and state.crib_seat is not None:
+        crib = [c.card for c in state.crib]
+        counted.append(_show("crib", game_seat(players, state.crib_seat), state.crib_seat, crib,
+                             starter))  # fmt: skip
+    return counted
+
+
+def _show(
+    role: str, seat: int | None, edge: str, cards: list[Card], starter: Card
+) -> dict[str, Any]:
+    counted = show_to_json(score_show(cards, starter, crib=role == "crib"))
+    return {"role": role, "seat": seat, "edge": edge, **counted}
