@@ -23,7 +23,7 @@ import numpy as np
 
 from vision.cards_from_detections import cards_from_detections
 from vision.crops import crop_index
-from vision.detector import MODELS_DIR, CardReader, _letterbox, _load
+from vision.detector import MODELS_DIR, CardReader, letterbox, load_model
 from vision.roles import TableLayout, assign_roles
 from vision.sources import decode_image
 
@@ -60,12 +60,12 @@ def pipeline(reader: CardReader, photos: list[bytes]) -> dict[str, float]:
 
 def bare_forward(backend: str, photos: list[bytes], reader: CardReader) -> float:
     """The two models' forward passes alone, on the same inputs the pipeline gives them."""
-    detect, _ = _load(MODELS_DIR / "corner-detector.onnx", backend)
-    read, _ = _load(MODELS_DIR / "corner-reader.onnx", backend)
+    detect, _ = load_model(MODELS_DIR / "corner-detector.onnx", backend)
+    read, _ = load_model(MODELS_DIR / "corner-reader.onnx", backend)
     totals = []
     for data in photos:
         frame = decode_image(data)
-        batch, _, _ = _letterbox(frame, 640)
+        batch, _, _ = letterbox(frame, 640)
         boxes = reader.read(frame).boxes
         crops = [crop_index(frame, box, 64) for box in boxes]
         inputs = [c[None, ..., ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255 for c in crops]

@@ -52,7 +52,7 @@ class StageTimes:
         return self.preprocess + self.detect + self.crops + self.read + self.postprocess
 
 
-def _load(path: Path, backend: str) -> tuple[Forward, str]:
+def load_model(path: Path, backend: str) -> tuple[Forward, str]:
     """Compile an ONNX file with OpenVINO (preferred) or ONNX Runtime."""
     if backend in ("auto", "openvino"):
         try:
@@ -107,14 +107,14 @@ class CardReader:
         missing = [str(p) for p in (detector, reader) if not p.exists()]
         if missing:
             raise ModelMissingError(f"card model files not found: {', '.join(missing)}")
-        self._detect, self.runtime = _load(detector, self.backend)
-        self._read, _ = _load(reader, self.backend)
+        self._detect, self.runtime = load_model(detector, self.backend)
+        self._read, _ = load_model(reader, self.backend)
         self._columns = reader_columns(reader)
 
     def read(self, frame: Image) -> Detections:
         times = StageTimes()
         start = time.perf_counter()
-        batch, scale, pad = _letterbox(frame, self.detector_size)
+        batch, scale, pad = letterbox(frame, self.detector_size)
         times.preprocess = _ms_since(start)
 
         start = time.perf_counter()
@@ -159,7 +159,7 @@ class CardReader:
         return np.ascontiguousarray(out[:, self._columns])
 
 
-def _letterbox(frame: Image, size: int) -> tuple[npt.NDArray[np.float32], float, tuple[int, int]]:
+def letterbox(frame: Image, size: int) -> tuple[npt.NDArray[np.float32], float, tuple[int, int]]:
     """Scale the frame into a `size` square keeping its aspect, padded grey (YOLO's input)."""
     height, width = frame.shape[:2]
     scale = min(size / width, size / height)

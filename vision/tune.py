@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.detections import CLASS_NAMES
-from vision.detector import MODELS_DIR, READER_FILE, _load
+from vision.detector import MODELS_DIR, READER_FILE, load_model
 from vision.enroll import READ_PX, crop_from_patch
 from vision.errors import VisionError
 from vision.profiles import Profile, ProfileStore, file_hash, write_patch
@@ -71,7 +71,7 @@ class TuneResult:
 
 def classifier(onnx: Path) -> Callable[[Image], npt.NDArray[np.float32]]:
     """Class probabilities (card-class order) of BGR crops from a reader ONNX."""
-    forward, _ = _load(onnx, "auto")
+    forward, _ = load_model(onnx, "auto")
     columns = reader_columns(onnx)
 
     def run(crops: Image) -> npt.NDArray[np.float32]:
