@@ -10,7 +10,7 @@ benchmark can run the real models over the clip and compare.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -195,7 +195,7 @@ def play_clip(
 
 def show_clip(
     deck: Deck,
-    hands: dict[Seat, Sequence[str]],
+    hands: Mapping[Seat, Sequence[str]],
     crib: Sequence[str],
     starter: str,
     *,
