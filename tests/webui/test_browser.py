@@ -83,6 +83,7 @@ def test_play_from_the_page_and_a_second_page_follows(server: Server) -> None:
             "document.getElementById('count').textContent === '15'", timeout=2000
         )
         assert "claimed 1 of 2" in watcher.inner_text("#muggins")
+        assert watcher.locator("#muggins button").count() == 0  # not a muggins game
         scores = watcher.inner_text("#scores").split()
         assert scores == ["Ann", "0", "Bob", "4", "deals", "·", "crib"]  # heels + 15
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -18,11 +19,20 @@ import pytest
 
 
 class Server:
-    def __init__(self, db: Path, home: Path, extra: list[str] | None = None) -> None:
-        env = {**os.environ, "XDG_DATA_HOME": str(home), "PYTHONUNBUFFERED": "1"}
-        command = [sys.executable, "-m", "webui", "serve", "--port", "0", "--db", str(db)]
+    """`cribcam serve` as a subprocess, with its output kept: on `port`, by default any free
+    one (`--port 0`); give it `free_port()` to `restart` it at once on the same port."""
+
+    def __init__(self, db: Path, home: Path, extra: list[str] | None = None, port: int = 0) -> None:
+        self.db, self.home, self.extra = db, home, list(extra or [])
+        self.url = ""
+        self.lines: list[str] = []
+        self._start(port)
+
+    def _start(self, port: int) -> None:
+        env = {**os.environ, "XDG_DATA_HOME": str(self.home), "PYTHONUNBUFFERED": "1"}
+        command = [sys.executable, "-m", "webui", "serve", "--port", str(port)]
         self.process = subprocess.Popen(
-            command + (extra or []),
+            [*command, "--db", str(self.db), *self.extra],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
@@ -31,7 +41,7 @@ class Server:
         assert self.process.stdout is not None
         deadline = time.monotonic() + 30
         self.url = ""
-        self.lines: list[str] = []
+        self.lines = []
         while time.monotonic() < deadline:
             line = self.process.stdout.readline()
             if not line:
@@ -42,6 +52,27 @@ class Server:
             if "Ctrl-C" in line:
                 break
         assert "://127.0.0.1:" in self.url, f"the server printed no address: {self.lines}"
+
+    def restart(self, free_within: float = 10.0) -> None:
+        """SIGKILL the server (no clean shutdown: as a crash or a pulled plug) and start it
+        again on the same database, data directory and port, so open pages' addresses hold.
+
+        Waits up to `free_within` seconds for the port. A server started on a port it was
+        given listens with SO_REUSEADDR and the port is free at once; with `--port 0` cheroot
+        does not set it, and the connections the kill cut hold the port for a minute."""
+        url = self.url
+        port = int(url.rsplit(":", 1)[1])
+        if self.process.poll() is None:
+            self.kill()
+        assert self.process.returncode == -signal.SIGKILL, self.process.returncode
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+        deadline = time.monotonic() + free_within
+        while not _port_free(port):
+            assert time.monotonic() < deadline, f"port {port} still taken {free_within} s on"
+            time.sleep(0.1)
+        self._start(port)
+        assert self.url == url, f"restarted on {self.url}, not {url}"
 
     def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
         data = None if body is None else json.dumps(body).encode()
@@ -64,6 +95,25 @@ class Server:
                 self.process.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 self.kill()
+
+
+def free_port() -> int:
+    """A port nothing listens on now, on 127.0.0.1."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _port_free(port: int) -> bool:
+    """Whether a server could listen on 127.0.0.1:`port` now (as cheroot binds: SO_REUSEADDR)."""
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ const GAME = root.dataset.game;
 const $ = (id) => document.getElementById(id);
 let state = null;
 let pickerAction = null;  // what the picker's OK does with the chosen cards
+let pickerUnavailable = [];  // the cards the open picker greys out
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -55,13 +56,17 @@ async function act(action) {
 const picker = new CardPicker($("picker"), (chosen) => {
   $("picker-ok").disabled = pickerAction === null || !pickerAction.ready(chosen);
 });
-function openPicker(prompt, wanted, { claim = false, optional = false, extraUnavailable = [] }, done) {
+/* `only`: the cards that may be chosen (a seat's own cards when the hands are known);
+   otherwise every card not yet seen this deal (nor in `extraUnavailable`). */
+function openPicker(prompt, wanted, { claim = false, optional = false, extraUnavailable = [], only = null }, done) {
   $("picker-box").hidden = false;
   $("picker-prompt").textContent = prompt;
   $("claim-label").hidden = !claim;
   $("claim").value = "";
   pickerAction = { done, ready: (chosen) => chosen.length === wanted || (optional && chosen.length === 0) };
-  picker.reset(wanted, [...state.seen, ...extraUnavailable]);
+  pickerUnavailable = only ? [...picker.buttons.keys()].filter((card) => !only.includes(card))
+    : [...state.seen, ...extraUnavailable];
+  picker.reset(wanted, pickerUnavailable);
 }
 function closePicker() { $("picker-box").hidden = true; pickerAction = null; }
 function claimValue() {
@@ -72,7 +77,7 @@ $("picker-ok").addEventListener("click", async () => {
   if (!pickerAction) return;
   await pickerAction.done(picker.chosen.slice(), claimValue());
 });
-$("picker-clear").addEventListener("click", () => picker.reset(picker.wanted, state.seen));
+$("picker-clear").addEventListener("click", () => picker.reset(picker.wanted, pickerUnavailable));
 
 /* Several picks in a row (e.g. every dealt hand), then one action with them all. */
 function pickSequence(steps, finish) {
@@ -90,6 +95,9 @@ function pickSequence(steps, finish) {
 
 // -- drawing -------------------------------------------------------------------------------
 function render(next) {
+  // the live stream also sends the state this page's own action was answered with (or an
+  // older one): drawing it again would clear a half-made pick
+  if (state && next.id === state.id && next.revision <= state.revision) return;
   state = next;
   renderScores();
   drawBoard($("board"), state, sideNames());
@@ -140,6 +148,19 @@ function currentDealLog() {
   return log.slice(start);
 }
 
+/* With known hands, the cards `seat` still holds (dealt, not laid away, not played); else
+   null. The picker offers these: `seen` holds every dealt card. */
+function heldBy(seat) {
+  if (!state.hands_known) return null;
+  const log = currentDealLog();
+  const per = state.settings.players === 2 && state.settings.variant === "six-card" ? 6 : 5;
+  const gone = new Set([
+    ...log.filter((a) => a.kind === "discard" && a.seat === seat).flatMap((a) => a.cards || []),
+    ...state.play.filter((step) => step.seat === seat && step.card).map((step) => step.card),
+  ]);
+  return log[0].cards.slice(seat * per, (seat + 1) * per).filter((card) => !gone.has(card));
+}
+
 function renderNow() {
   const controls = $("controls");
   controls.replaceChildren();
@@ -182,7 +203,8 @@ function renderNow() {
       for (const s of seats.filter((seat) => !done.has(seat))) {
         if (!state.hands_known) button(`${seatName(s)}: laid away`, () => act({ kind: "discard", seat: s }), true);
         button(`${seatName(s)}: name the ${away === 1 ? "card" : "cards"}`, () => openPicker(
-          `${seatName(s)} lays away ${away}`, away, {}, (cards) => act({ kind: "discard", seat: s, cards })));
+          `${seatName(s)} lays away ${away}`, away, { only: heldBy(s) },
+          (cards) => act({ kind: "discard", seat: s, cards })));
       }
       break;
     }
@@ -193,7 +215,7 @@ function renderNow() {
       break;
     case "play":
       title.textContent = `The play · starter ${state.starter ? cardLabel(state.starter) : ""}`;
-      openPicker(`${seatName(state.turn)} lays a card`, 1, { claim: true },
+      openPicker(`${seatName(state.turn)} lays a card`, 1, { claim: true, only: heldBy(state.turn) },
         (cards, claim) => act({ kind: "play", seat: state.turn, card: cards[0], claim }));
       button(`${seatName(state.turn)}: go`, () => act({ kind: "go", seat: state.turn }));
       break;
@@ -379,6 +401,9 @@ $("settle").addEventListener("toggle", renderSettle);
 
 function connect() {
   const source = new EventSource(`/api/games/${GAME}/events`);
+  // connected again (after a dropped stream or a server restart): a page that is current is
+  // not sent its state again, so the indicator cannot wait for one
+  source.addEventListener("open", () => $("live").classList.add("on"));
   source.addEventListener("state", (event) => {
     $("live").classList.add("on");
     render(JSON.parse(event.data));
