@@ -1,10 +1,13 @@
-"""`cribcam cardart` and `cribcam synth`: render the deck art, generate synthetic scenes."""
+"""`cribcam cardart`, `cribcam synth` and `cribcam fontdecks`: render the deck art, generate
+synthetic scenes, make procedural decks."""
 
 from __future__ import annotations
 
 import argparse
 import json
 from pathlib import Path
+
+from vision import fontdecks
 
 DEFAULT_ART = Path("datasets/cardart")
 DECKS_CONFIG = Path(__file__).resolve().parent.parent / "datasets" / "decks.json"
@@ -66,3 +69,5 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
     s.add_argument("--decks", nargs="*", help="only these decks (may include held-out ones)")
     s.add_argument("--include-held-out", action="store_true")
     s.set_defaults(run=_run_synth)
+
+    fontdecks.register(commands)

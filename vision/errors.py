@@ -27,3 +27,7 @@ class SourceError(VisionError):
 
 class SourceOpenError(SourceError):
     """A frame source that cannot be opened at all: nothing to reconnect to."""
+
+
+class FontDeckError(VisionError, ValueError):
+    """Bad input to the procedural deck generator (no usable font, a count below one)."""
