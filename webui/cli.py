@@ -90,7 +90,8 @@ def run_serve(args: argparse.Namespace) -> int:
         return lines
 
     try:
-        serve(server, announce, tls is not None)
+        serve(server, announce, tls is not None,
+              before_stop=app.extensions["cribcam.broker"].close)  # fmt: skip
     finally:
         shutdown(app)
     return 0

@@ -31,6 +31,18 @@ class Broker:
     def __init__(self) -> None:
         self._changed = threading.Condition()
         self._revisions: dict[str, int] = {}
+        self._closed = False
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def close(self) -> None:
+        """The server is stopping: wake every stream so that it ends now, not at its next
+        keep-alive (a worker in a stream would hold the shutdown up to 15 s)."""
+        with self._changed:
+            self._closed = True
+            self._changed.notify_all()
 
     def publish(self, game_id: str, revision: int) -> None:
         with self._changed:
@@ -45,7 +57,9 @@ class Broker:
         """Return when any key passes its revision in `seen`, or after `timeout` seconds."""
         with self._changed:
             self._changed.wait_for(
-                lambda: any(self._revisions.get(k, v) != v for k, v in seen.items()), timeout
+                lambda: self._closed
+                or any(self._revisions.get(k, v) != v for k, v in seen.items()),
+                timeout,
             )
 
 
@@ -85,7 +99,7 @@ def event_stream(
             yield f"event: camera\ndata: {json.dumps(view)}\n\n"
             last_beat = time.monotonic()
         now = time.monotonic()
-        if now - start >= max_seconds:
+        if now - start >= max_seconds or broker.closed:
             return
         if now - last_beat >= KEEPALIVE_SECONDS:
             yield ": keep-alive\n\n"  # also how a closed connection is noticed

@@ -45,9 +45,11 @@ def serve(
     announce: Callable[[str], list[str]],
     tls: bool,
     out: TextIO = sys.stdout,
+    before_stop: Callable[[], None] | None = None,
 ) -> None:
     """Bind, print where to connect (the real port when 0 was asked), serve until Ctrl-C or
-    SIGTERM (both stop cleanly, so the caller can stop the camera thread after)."""
+    SIGTERM (both stop cleanly, so the caller can stop the camera thread after).
+    `before_stop` runs first on the way out (to end the live streams the workers hold)."""
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _interrupt)
     server.prepare()
@@ -58,4 +60,6 @@ def serve(
     except KeyboardInterrupt:
         pass
     finally:
+        if before_stop is not None:
+            before_stop()
         server.stop()

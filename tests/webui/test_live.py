@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any
 
 from flask.testing import FlaskClient
+
+from webui.live import Broker, event_stream
 
 
 def _events(chunks: Any) -> Any:
@@ -46,3 +49,16 @@ def test_stream_skips_a_state_the_page_already_has(client: FlaskClient) -> None:
     client.post(f"/api/games/{game_id}/actions", json={"kind": "dealer", "seat": 0})
     assert next(events)["revision"] == 1
     response.close()
+
+
+def test_a_closed_broker_ends_every_stream_at_once() -> None:
+    broker = Broker()
+    stream = event_stream(lambda: 1, lambda: {"revision": 1}, broker, "g", max_seconds=600)
+    received: list[str] = []
+    reader = threading.Thread(target=lambda: received.extend(stream))
+    reader.start()
+    broker.wait("g", 0, 0.2)  # the stream is now waiting for a change
+    broker.close()
+    reader.join(timeout=10)  # without close it would run for max_seconds
+    assert not reader.is_alive()
+    assert any("event: state" in chunk for chunk in received)
