@@ -1,6 +1,6 @@
 """`cribcam train`: build the training sets, train either stage, export the app's ONNX files.
 
-    cribcam train sets OUT --synth DIR --synth-val DIR      # windows + crops, + dev-real train
+    cribcam train sets OUT --synth DIR... --synth-val DIR   # windows + crops, + dev-real train
     cribcam train detector OUT --hours 1 [--resume]         # stage 1, OUT/runs/detector
     cribcam train reader OUT --hours 1 [--resume]           # stage 2, OUT/runs/reader
     cribcam train export OUT [--models models]              # best weights -> ONNX for the app
@@ -26,7 +26,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
     sets = steps.add_parser("sets", help="cut detector windows and reader crops")
     sets.add_argument("out", type=Path, help="training folder")
-    sets.add_argument("--synth", type=Path, required=True, help="`cribcam synth` output")
+    sets.add_argument("--synth", type=Path, nargs="+", required=True,
+                      help="`cribcam synth` outputs (one or more)")  # fmt: skip
     sets.add_argument("--synth-val", type=Path, required=True, help="a second synth set (val)")
     sets.add_argument("--real", type=Path, default=DEV_REAL, help="dev-real photos")
     sets.add_argument("--split", type=Path, default=SPLIT, help="its train/holdout split")

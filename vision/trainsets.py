@@ -158,20 +158,26 @@ def _capped(
 
 
 def build_sets(
-    synth: Path, synth_val: Path, real: Path, real_train: Sequence[str], out: Path
+    synth: Sequence[Path], synth_val: Path, real: Path, real_train: Sequence[str], out: Path
 ) -> dict[str, int]:
-    """Both stages' training sets: detector windows and reader crops, synthetic plus the real
-    photos of the training part of the split (more windows and rotations each: they are few)."""
+    """Both stages' training sets: detector windows and reader crops from one or more synthetic
+    sets, plus the real photos of the training part of the split (more windows and rotations
+    each: they are few)."""
     det, cls = out / "detector", out / "reader"
+    windows = crops = 0
+    for k, folder in enumerate(synth):
+        prefix = "syn" if k == 0 else f"syn{k}"
+        windows += write_windows(labelled_images(folder), det / "train", prefix=prefix,
+                                 per_image=3, seed=1 + 10 * k)
+        crops += write_crops(_capped(labelled_images(folder), 12, 4 + 10 * k), cls / "train",
+                             prefix=prefix, rotations=2, seed=4 + 10 * k)
     counts = {
-        "detector/train": write_windows(labelled_images(synth), det / "train", prefix="syn",
-                                        per_image=3, seed=1)
+        "detector/train": windows
         + write_windows(labelled_images(real, real_train), det / "train", prefix="real",
                         per_image=3, seed=2),
         "detector/val": write_windows(labelled_images(synth_val), det / "val", prefix="val",
                                       per_image=2, seed=3),
-        "reader/train": write_crops(_capped(labelled_images(synth), 12, 4), cls / "train",
-                                    prefix="syn", rotations=2, seed=4)
+        "reader/train": crops
         + write_crops(labelled_images(real, real_train), cls / "train", prefix="real",
                       rotations=8, seed=5),
         "reader/val": write_crops(_capped(labelled_images(synth_val), 12, 6), cls / "val",
