@@ -1,8 +1,7 @@
 """Deck enrolment end to end on the small committed deck: shots rendered with `vision.synth`.
 
 The flow tests read with a template matcher (clean upright renders), so they need no model;
-the tune tests need the `train` extra and the base reader (`models/reader.pt`,
-`models/corner-reader.onnx`, or `CRIBCAM_TEST_MODELS`), and are skipped without them.
+the tune itself is tested in test_tune.py (base reader from `models/` or `CRIBCAM_TEST_MODELS`).
 """
 
 from __future__ import annotations

@@ -1,0 +1,88 @@
+"""Deck enrolment through the tune: a laid-out deck proposed, one card corrected, the reading
+stage fine-tuned on the CPU (ultralytics: the `train` extra, which the test extra installs),
+the profile saved and then read with by `cribcam detect --deck`; a cancelled tune keeps the old
+profile. The budgets are small: this checks the flow; `vision/enroll_bench.py` the accuracy."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+
+import cv2
+import pytest
+
+from cribcam.cli import build_parser, main
+from tests.vision.test_enroll import FIXTURE, MODELS, fixed, layout, uniform
+from vision.detect_cli import deck_reader
+from vision.enroll import Shot, propose
+from vision.enroll_layout import RANKS
+from vision.profiles import ProfileStore, file_hash
+from vision.synth import load_decks
+from vision.tune import TuneCancelled, TuneResult, TuneSettings, tune_profile
+
+QUICK = TuneSettings(budget_s=45, reserve_s=20, variants=2, general_per_class=1, eval_angles=2)
+Tuned = tuple[ProfileStore, TuneResult, Path]
+
+
+@pytest.fixture(scope="module")
+def tuned(tmp_path_factory: pytest.TempPathFactory) -> Tuned:
+    """Four suit shots proposed by layout order alone (as for an unreadable deck), one card
+    confirmed by hand, tuned into profile "home"; plus a photo of the deck."""
+    decks = load_decks([FIXTURE])
+    root = tmp_path_factory.mktemp("decks")
+    photo = root / "hearts.jpg"
+    enrolments = []
+    for suit in "CDHS":
+        image, boxes = layout(decks, [rank + suit for rank in RANKS], seed=20)
+        enrolments.append(propose([Shot(image, suit)], fixed(boxes), uniform))
+        if suit == "H":
+            assert cv2.imwrite(str(photo), image)
+    clubs = enrolments[0]
+    clubs.correct(clubs.candidates[0].number, "AC")  # the player confirms one card by hand
+    assert clubs.candidates[0].confirmed == "AC" and clubs.problems().ok
+    cards = [pair for enrolment in enrolments for pair in enrolment.labelled()]
+    assert len(cards) == 52
+    progress: list[float] = []
+    store = ProfileStore(root)
+    result = tune_profile(store, "home", cards, base_models=MODELS, settings=QUICK,
+                          progress=lambda done, _: progress.append(done))  # fmt: skip
+    assert progress and progress[-1] == 1.0
+    return store, result, photo
+
+
+def test_the_tune_saves_a_profile_with_its_accuracy(tuned: Tuned) -> None:
+    store, result, _ = tuned
+    profile = store.get("home")
+    assert profile.tuned and store.names() == ["home"]
+    assert result.held_out > 0 and result.accuracy_after is not None
+    assert profile.record["accuracy_after"] == result.accuracy_after
+    assert profile.record["base_model"] == file_hash(MODELS / "corner-reader.onnx")
+
+
+def test_detect_reads_with_the_profile(tuned: Tuned) -> None:
+    store, _, photo = tuned
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["detect", "--deck", "home", "--decks", str(store.root), "--json", str(photo)])
+    assert code == 0
+    answer = json.loads(out.getvalue().splitlines()[0])
+    assert answer["image"] == str(photo) and isinstance(answer["cards"], list)
+    args = build_parser().parse_args(["detect", "--deck", "home", "--decks", str(store.root),
+                                      str(photo)])  # fmt: skip
+    assert deck_reader(args).reader_path == store.get("home").reader
+    errors = io.StringIO()
+    with contextlib.redirect_stderr(errors):
+        assert main(["detect", "--deck", "nobody", "--decks", str(store.root), str(photo)]) == 2
+    assert "nobody" in errors.getvalue()
+
+
+def test_a_cancelled_tune_keeps_the_previous_profile(tuned: Tuned) -> None:
+    store, _, _ = tuned
+    before = file_hash(store.get("home").reader)
+    with pytest.raises(TuneCancelled):
+        tune_profile(store, "home", None, base_models=MODELS, settings=QUICK,
+                     cancel=lambda: True)  # fmt: skip
+    assert file_hash(store.get("home").reader) == before
+    assert store.names() == ["home"]
