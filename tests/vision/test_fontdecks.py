@@ -8,12 +8,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
 from PIL import Image
 
 from cribcam.cli import main
+from tests.vision.ink import assert_labels_on_ink, ink
 from vision.cardart import CLASS_ID, CLASSES, DeckArt, _ink_mask, check_face, load_deck
 from vision.errors import FontDeckError, VisionError
 from vision.fontdecks import (
@@ -59,12 +59,6 @@ def four_corner(tmp_path_factory: pytest.TempPathFactory, fonts: list[Path]) -> 
     return out
 
 
-def _ink(rgb: np.ndarray) -> np.ndarray:
-    """Card ink on light paper: clearly dark or clearly coloured (independent of cardart)."""
-    f = rgb.astype(int)
-    return (f.min(axis=2) < 150) | (f.max(axis=2) - f.min(axis=2) > 80)
-
-
 # ----------------------------------------------------------------------------- fonts
 
 
@@ -97,24 +91,24 @@ def test_deck_has_52_card_faces_with_boxes(two_corner: Path) -> None:
     assert stored["meta"]["format"] == "fontdeck" and stored["n_ok"] == 52
 
 
-def test_boxes_tight_around_the_index_ink(two_corner: Path, four_corner: Path) -> None:
+def test_boxes_tight_around_the_indexink(two_corner: Path, four_corner: Path) -> None:
     """Ink reaches every side of each box (exactly, by the scene generator's ink test; within
     a pixel by a stricter one); a ring just outside it is paper."""
     for deck in (two_corner, four_corner):
         art, faces = load_deck(deck)
         for code, face in faces.items():
-            ink = _ink(face[:, :, :3]) & (face[:, :, 3] == 255)
+            inked = ink(face[:, :, :3]) & (face[:, :, 3] == 255)
             same = _ink_mask(face)  # the test the scene generator measures hulls with
             for key, (x0, y0, x1, y1) in art.boxes[code].items():
-                box = ink[y0:y1, x0:x1]
+                box = inked[y0:y1, x0:x1]
                 assert box.mean() > 0.12, (code, key)
                 assert box[:2].any() and box[-2:].any() and box[:, :2].any() and box[:, -2:].any()
                 m = same[y0:y1, x0:x1]
                 assert m[0].any() and m[-1].any() and m[:, 0].any() and m[:, -1].any()
-                ring = np.zeros_like(ink)
+                ring = np.zeros_like(inked)
                 ring[y0 - 3 : y1 + 3, x0 - 3 : x1 + 3] = True
                 ring[y0:y1, x0:x1] = False
-                assert not ink[ring].any(), (code, key)
+                assert not inked[ring].any(), (code, key)
 
 
 def test_index_sits_where_the_index_is_drawn(two_corner: Path) -> None:
@@ -183,22 +177,7 @@ def test_scene_labels_sit_on_the_glyphs(decks: list[Deck], k: int, code: str, an
     """A lone clean card from a generated deck: each label box is tight around index ink."""
     sc = _single(decks, k, code, angle)
     assert len(sc.labels) == (2, 4)[k] and {lab[0] for lab in sc.labels} == {CLASS_ID[code]}
-    card = np.zeros(sc.image.shape[:2], np.uint8)
-    cv2.fillPoly(card, [np.round(sc.cards[0]["corners"]).astype(np.int32)], 1)
-    card = cv2.erode(card, np.ones((9, 9), np.uint8)).astype(bool)
-    raw = _ink(sc.image)
-    for _, x, y, bw, bh in sc.labels:
-        x0, y0 = round((x - bw / 2) * 320), round((y - bh / 2) * 320)
-        x1, y1 = round((x + bw / 2) * 320), round((y + bh / 2) * 320)
-        inside = raw[y0:y1, x0:x1]
-        assert inside.mean() > 0.12, "label box should be mostly on the glyph's ink"
-        assert inside[:4].any() and inside[-4:].any()
-        assert inside[:, :4].any() and inside[:, -4:].any()
-        ring = np.zeros_like(raw)
-        ring[y0 - 4 : y1 + 4, x0 - 4 : x1 + 4] = True
-        ring[y0 - 2 : y1 + 2, x0 - 2 : x1 + 2] = False
-        ring &= card
-        assert ring.sum() > 20 and raw[ring].mean() < 0.1
+    assert_labels_on_ink(sc, min_ink=0.12)
 
 
 def test_random_scenes_from_generated_decks(decks: list[Deck]) -> None:

@@ -9,10 +9,10 @@ import json
 import math
 from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
 
+from tests.vision.ink import assert_labels_on_ink, box_px
 from vision.cardart import CLASS_ID, CLASSES, DeckArt, check_face, load_deck
 from vision.synth import (
     Deck,
@@ -40,22 +40,6 @@ def _single(
 ) -> Scene:
     p = Placement(0, code, True, _affine(decks[0].size, centre, height, angle))
     return make_scene(decks, scene_rng(0, 0), CLEAN, placements=[p])
-
-
-def _ink(img: np.ndarray) -> np.ndarray:
-    """Card ink on white paper: clearly darker or clearly coloured pixels."""
-    f = img.astype(int)
-    return (f.min(axis=2) < 150) | (f.max(axis=2) - f.min(axis=2) > 80)
-
-
-def _box_px(label: tuple[int, float, float, float, float], s: int) -> tuple[int, ...]:
-    _, x, y, w, h = label
-    return (
-        round((x - w / 2) * s),
-        round((y - h / 2) * s),
-        round((x + w / 2) * s),
-        round((y + h / 2) * s),
-    )
 
 
 def test_fixture_deck_is_complete() -> None:
@@ -107,24 +91,7 @@ def test_labels_sit_on_the_glyphs(decks: list[Deck], angle: float) -> None:
     """A lone clean card: each label box is tight around ink, with paper just outside."""
     sc = _single(decks, "AD", (160, 160), 200, angle)
     assert len(sc.labels) == 2 and {lab[0] for lab in sc.labels} == {CLASS_ID["AD"]}
-    card = np.zeros(sc.image.shape[:2], np.uint8)
-    cv2.fillPoly(card, [np.round(sc.cards[0]["corners"]).astype(np.int32)], 1)
-    card = cv2.erode(card, np.ones((9, 9), np.uint8)).astype(bool)  # drop the outline
-    raw = _ink(sc.image)
-    ink = raw & card
-    for lab in sc.labels:
-        x0, y0, x1, y1 = _box_px(lab, 320)
-        inside = raw[y0:y1, x0:x1]
-        assert inside.mean() > 0.15, "label box should be mostly on the glyph's ink"
-        # ink reaches within 4 px of all four sides (tight box; rotation adds anti-aliasing)
-        assert inside[:4].any() and inside[-4:].any()
-        assert inside[:, :4].any() and inside[:, -4:].any()
-        # a ring 2-4 px outside the box, on the card, is almost all paper
-        ring = np.zeros_like(ink)
-        ring[y0 - 4 : y1 + 4, x0 - 4 : x1 + 4] = True
-        ring[y0 - 2 : y1 + 2, x0 - 2 : x1 + 2] = False
-        ring &= card
-        assert ring.sum() > 20 and ink[ring].mean() < 0.1
+    assert_labels_on_ink(sc)
 
 
 def test_label_matches_known_box_upright(decks: list[Deck]) -> None:
@@ -134,7 +101,7 @@ def test_label_matches_known_box_upright(decks: list[Deck]) -> None:
     scale = 240 / h
     sc = _single(decks, "10S", (160, 160), 240, 0.0)
     x_off, y_off = 160 - w * scale / 2, 160 - h * scale / 2
-    got = sorted(_box_px(lab, 320) for lab in sc.labels)
+    got = sorted(box_px(lab, 320) for lab in sc.labels)
     want = sorted(
         tuple(
             round(v)
