@@ -219,6 +219,8 @@ class PhotoReader:
             if not (models_dir / name).exists():
                 raise ModelMissingError(f"card model file not found: {models_dir / name}")
         self.models_dir = models_dir
+        #: The reading stage in use: a deck profile's reader, or None for the base one.
+        self.reader_path: Path | None = None
         self._reader: CardReader | None = None
         self._loading = threading.Lock()
 
@@ -226,8 +228,15 @@ class PhotoReader:
         """The loaded frame reader, shared with the server camera (loaded once, on first use)."""
         with self._loading:
             if self._reader is None:
-                self._reader = CardReader(self.models_dir)
+                self._reader = CardReader(self.models_dir, reader_path=self.reader_path)
             return self._reader
+
+    def use_reader(self, reader_path: Path | None) -> None:
+        """Read with another reading stage (a deck profile's; None: the base) from the next
+        frame on; the models load again on first use. A reader already handed out (the server
+        camera's) keeps the stage it was loaded with."""
+        with self._loading:
+            self.reader_path, self._reader = reader_path, None
 
     def read_frame(self, image: bytes) -> tuple[FrameCards, tuple[int, int]]:
         """The physical cards in the image bytes, and the image's width and height."""

@@ -14,6 +14,8 @@ from webui import pairing
 from webui.api import api
 from webui.camera_api import camera_api
 from webui.capture import CameraFeed
+from webui.enroll_api import install as install_decks
+from webui.enroll_api import stop_tune
 from webui.errors import register_error_handlers
 from webui.frames import FrameMemory
 from webui.live import CAMERA_KEY, Broker
@@ -31,6 +33,10 @@ DEFAULTS: dict[str, Any] = {
     "CAMERA_OPENER": None,  # spec -> FrameSource; None: vision.sources.open_source
     "CAMERA_INTERVAL": 0.3,  # seconds between two detections of the server camera
     "PAIRING_CODE": None,  # set (by --lan): other devices must pair first
+    "DECKS_DIR": None,  # deck profiles (enroll_api.py); None: <models>/decks or the data dir
+    "DECK_TUNER": None,  # an enroll_api.DeckTuner; None: vision.tune (needs the train extra)
+    "DECK_TUNE_SECONDS": 180.0,  # the deck tune's budget
+    "ENROLL_READER": None,  # () -> an enroll_api.EnrollReader; None: the detector's reader
     "MAX_CONTENT_LENGTH": 8 * 1024 * 1024,  # a phone JPEG is well under this
     "SSE_MAX_SECONDS": 300.0,  # a live stream ends and the browser reconnects
     "JSON_SORT_KEYS": False,
@@ -50,6 +56,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     the_broker = app.extensions["cribcam.broker"] = Broker()
     app.extensions["cribcam.uploads"] = FrameMemory(keep=32)
     app.extensions["cribcam.page_tables"] = PageTables()
+    install_decks(app)  # before the server camera loads its reader: it reads with the deck in use
     app.extensions["cribcam.camera"] = _camera(app.config, the_broker)
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = the_store.secret("cookie-key")  # pairings survive restarts
@@ -95,7 +102,8 @@ def _shared_reader(config: Mapping[str, Any]) -> Callable[[], Any]:
 
 
 def shutdown(app: Flask) -> None:
-    """Stop the server camera's thread (and release the device)."""
+    """Stop the server camera's thread (and release the device), and cancel a deck tune."""
+    stop_tune(app)
     feed: CameraFeed | None = app.extensions.get("cribcam.camera")
     if feed is not None:
         feed.stop()

@@ -1,0 +1,598 @@
+"""Teaching cribcam a deck through the web API: shots of the committed small deck rendered as in
+tests/vision/test_enroll.py, read by a stand-in reader (the boxes the render placed, a template
+matcher for the identities), a tuner injected through the app config (no torch), and the
+detector's reading stage following the deck in use."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, ClassVar
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+import vision.detector
+import vision.tune
+import webui.enroll_api
+from tests.vision.test_enroll import CLUBS, FIXTURE, Templates, layout
+from vision.detections import Detections
+from vision.detector import DETECTOR_FILE, READER_FILE, PhotoReader
+from vision.profiles import ProfileStore
+from vision.synth import Deck, load_decks
+from vision.tune import TuneCancelled, TuneResult, TuneSettings, tune_profile
+from webui import create_app
+from webui.app import shutdown
+from webui.enroll_api import Cancel, Progress
+
+Image = npt.NDArray[np.uint8]
+REPO = Path(__file__).resolve().parents[2]
+HEARTS = [card[:-1] + "H" for card in CLUBS]
+
+
+# -- stand-ins --------------------------------------------------------------------------------
+class ShotReader:
+    """Finds the index boxes a shot was rendered with (by the shot's pixels) and reads them with
+    the template matcher of tests/vision/test_enroll.py."""
+
+    def __init__(self, templates: Templates) -> None:
+        self.templates = templates
+        self.boxes: dict[str, np.ndarray] = {}
+
+    def shot(self, image: Image, boxes: np.ndarray) -> bytes:
+        """The shot as PNG bytes (lossless: the reader sees exactly these pixels)."""
+        self.boxes[hashlib.sha1(image.tobytes()).hexdigest()] = boxes
+        ok, data = cv2.imencode(".png", image)
+        assert ok
+        return bytes(data.tobytes())
+
+    def read(self, frame: Image) -> Detections:
+        boxes = self.boxes.get(hashlib.sha1(frame.tobytes()).hexdigest())
+        if boxes is None:
+            return Detections.empty()
+        return Detections(boxes, np.ones(len(boxes)), np.zeros(len(boxes), np.int64))
+
+    def classify(self, crops: Image) -> npt.NDArray[np.float32]:
+        return self.templates(crops)
+
+
+class FakeTuner:
+    """Tunes like `tune_profile` (a staging copy, committed only when done, discarded on
+    cancel) but writes `reader v<n>` as the reader and waits for `gate` instead of training."""
+
+    def __init__(self) -> None:
+        self.gate = threading.Event()
+        self.gate.set()
+        self.version = 0
+        self.calls: list[str] = []
+
+    def __call__(
+        self, store: ProfileStore, name: str, *, progress: Progress, cancel: Cancel
+    ) -> TuneResult:
+        self.calls.append(name)
+        staged = store.staging(name, copy_current=True)
+        try:
+            record = dict(store.get(name).record)
+            self.version += 1
+            (staged / READER_FILE).write_text(f"reader v{self.version}")
+            progress(0.25, "epoch 1")
+            while not self.gate.wait(0.01):
+                if cancel():
+                    raise TuneCancelled("tune cancelled")
+            held = sum(1 for crop in record["crops"] if crop["held_out"])
+            record.update(tuned="9999-12-31T00:00:00+00:00", accuracy_before=0.5,
+                          accuracy_after=0.875, held_out=held)  # fmt: skip
+            return TuneResult(store.commit(staged, record), 0.5, 0.875, held, 0.1)
+        except BaseException:
+            store.discard(staged)
+            raise
+
+
+# -- fixtures and helpers ---------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def decks() -> list[Deck]:
+    return load_decks([FIXTURE])
+
+
+@pytest.fixture(scope="module")
+def templates(decks: list[Deck]) -> Templates:
+    return Templates(decks)
+
+
+@pytest.fixture
+def reader(templates: Templates) -> ShotReader:
+    return ShotReader(templates)
+
+
+@pytest.fixture
+def tuner() -> FakeTuner:
+    return FakeTuner()
+
+
+@pytest.fixture
+def decks_dir(tmp_path: Path) -> Path:
+    return tmp_path / "decks"
+
+
+def make_app(db_path: Path, decks_dir: Path, **config: Any) -> Flask:
+    return create_app({"TESTING": True, "DATABASE": db_path, "DECKS_DIR": decks_dir, **config})
+
+
+@pytest.fixture
+def app(db_path: Path, decks_dir: Path, reader: ShotReader, tuner: FakeTuner) -> Iterator[Flask]:
+    the_app = make_app(db_path, decks_dir, ENROLL_READER=lambda: reader, DECK_TUNER=tuner)
+    yield the_app
+    tuner.gate.set()
+    shutdown(the_app)
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+def ok(response: Any, status: int = 200) -> Any:
+    assert response.status_code == status, response.json
+    return response.json
+
+
+def refused(response: Any, status: int, fragment: str) -> None:
+    assert response.status_code == status, response.json
+    assert response.is_json and fragment in response.json["error"], response.json
+
+
+def start(client: FlaskClient, name: str = "kitchen", **body: Any) -> str:
+    session: dict[str, Any] = ok(client.post("/api/enroll", json={"name": name, **body}), 201)
+    return str(session["id"])
+
+
+def post_shot(client: FlaskClient, sid: str, data: bytes, query: str = "") -> Any:
+    return client.post(f"/api/enroll/{sid}/shots{query}", data=data, content_type="image/png")
+
+
+def shoot(client: FlaskClient, reader: ShotReader, decks: list[Deck], sid: str,
+          cards: list[str], query: str = "") -> Any:  # fmt: skip
+    image, boxes = layout(decks, cards)
+    return ok(post_shot(client, sid, reader.shot(image, boxes), query), 201)
+
+
+def wait_tune(client: FlaskClient, *states: str) -> Any:
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        status = ok(client.get("/api/tune"))
+        if status["state"] in states:
+            return status
+        time.sleep(0.02)
+    raise AssertionError(f"the tune never reached {states}: {status}")
+
+
+def enrolled(client: FlaskClient, reader: ShotReader, decks: list[Deck], name: str) -> None:
+    """A deck enrolled from one clubs shot and tuned by the fake tuner (and put in use)."""
+    sid = start(client, name, suits=["C"])
+    shoot(client, reader, decks, sid, CLUBS)
+    ok(client.post(f"/api/enroll/{sid}/finish"), 202)
+    wait_tune(client, "done")
+
+
+# -- enrolment --------------------------------------------------------------------------------
+def test_a_suits_session_proposes_the_layout_order(
+    client: FlaskClient, reader: ShotReader, decks: list[Deck]
+) -> None:
+    sid = start(client, suits=["C", "H"])
+    session = ok(client.get(f"/api/enroll/{sid}"))
+    assert (session["mode"], session["next_suit"], session["candidates"]) == ("suits", "C", [])
+
+    session = shoot(client, reader, decks, sid, CLUBS)
+    assert session["added"] == {"shot": 1, "suit": "C", "cards": 13}
+    assert [c["proposed"] for c in session["candidates"]] == CLUBS
+    assert [c["number"] for c in session["candidates"]] == list(range(1, 14))
+    first = session["candidates"][0]
+    assert (first["layout"], first["model"], first["disagree"], first["flagged"]) == (
+        "AC", "AC", False, False,
+    )  # fmt: skip
+    assert first["indices"] == 2
+    assert (session["missing"], session["duplicates"], session["ready"]) == ([], {}, True)
+    assert session["next_suit"] == "H"
+
+    crop = client.get(first["crop"])
+    assert crop.status_code == 200 and crop.mimetype == "image/jpeg"
+    tile = cv2.imdecode(np.frombuffer(crop.data, np.uint8), cv2.IMREAD_COLOR)
+    assert tile is not None and tile.shape[:2] == (96, 96)
+
+    hearts = [c for c in HEARTS if c != "7H"]  # a card lost under the table
+    session = shoot(client, reader, decks, sid, hearts)
+    assert [c["proposed"] for c in session["candidates"][13:]] == hearts
+    assert [c["number"] for c in session["candidates"][13:]] == list(range(14, 26))
+    assert session["missing"] == ["7H"]
+    assert session["problems"] == ["missing: 7H"] and session["next_suit"] is None
+    assert [s["suit"] for s in session["shots"]] == ["C", "H"]
+
+    refused(post_shot(client, sid, reader.shot(*layout(decks, HEARTS))), 409, "every suit")
+    session = ok(client.delete(f"/api/enroll/{sid}/shots/2"))  # retake the hearts
+    assert session["next_suit"] == "H" and len(session["candidates"]) == 13
+    assert shoot(client, reader, decks, sid, HEARTS)["missing"] == []
+
+
+def test_any_arrangement_reads_with_the_model(
+    client: FlaskClient, reader: ShotReader, decks: list[Deck]
+) -> None:
+    sid = start(client, mode="any")
+    session = shoot(client, reader, decks, sid, ["QH", "3S", "10D", "AC"])
+    assert session["mode"] == "any" and session["suits"] is None
+    assert [c["proposed"] for c in session["candidates"]] == ["QH", "3S", "10D", "AC"]
+    assert all(c["layout"] is None and not c["flagged"] for c in session["candidates"])
+    assert len(session["missing"]) == 48 and "QH" not in session["missing"]
+
+
+def test_corrections_duplicates_and_not_a_card(
+    client: FlaskClient, reader: ShotReader, decks: list[Deck]
+) -> None:
+    sid = start(client, suits="C")
+    shoot(client, reader, decks, sid, CLUBS)
+    session = ok(client.put(f"/api/enroll/{sid}/cards/2", json={"card": "ac"}))
+    second = session["candidates"][1]
+    assert (second["card"], second["confirmed"], second["proposed"]) == ("AC", "AC", "2C")
+    assert session["duplicates"] == {"AC": [1, 2]} and session["missing"] == ["2C"]
+    assert session["problems"] == ["missing: 2C", "AC appears 2 times: cards 1, 2"]
+    assert session["ready"] is False
+    refused(client.post(f"/api/enroll/{sid}/finish"), 409, "AC appears 2 times")
+
+    ok(client.put(f"/api/enroll/{sid}/cards/2", json={"card": "2♣"}))
+    session = ok(client.put(f"/api/enroll/{sid}/cards/13", json={"card": None}))
+    last = session["candidates"][12]
+    assert (last["card"], last["not_card"], last["flagged"]) == (None, True, False)
+    assert session["missing"] == ["KC"] and session["duplicates"] == {}
+    assert session["cards"] == 12 and session["ready"] is True
+
+
+@pytest.mark.parametrize(
+    ("body", "fragment"),
+    [
+        ({"name": "kitchen", "mode": "rows"}, "'mode' must be"),
+        ({"name": "kitchen", "suits": ["C", "C"]}, "each of C, D, H, S once"),
+        ({"name": "kitchen", "suits": ["X"]}, "each of C, D, H, S once"),
+        ({"name": "kitchen", "suits": []}, "each of C, D, H, S once"),
+        ({"name": "kitchen", "mode": "any", "suits": ["C"]}, 'mode "suits" only'),
+        ({"name": "../up"}, "bad deck name"),
+        ({"name": "base"}, "bad deck name"),
+        ({"name": 7}, "'name' must be a deck name"),
+        ({"mode": "any"}, "'name' must be a deck name"),
+        ({"name": "kitchen", "colour": "red"}, "unknown field(s) for an enrolment: colour"),
+        ([1], "expected a JSON object"),
+    ],
+)
+def test_a_bad_enrolment_is_refused(client: FlaskClient, body: Any, fragment: str) -> None:
+    refused(client.post("/api/enroll", json=body), 400, fragment)
+
+
+def test_bad_shots_and_corrections_are_refused(
+    client: FlaskClient, reader: ShotReader, decks: list[Deck]
+) -> None:
+    sid = start(client, suits=["C"])
+    image, boxes = layout(decks, CLUBS)
+    png = reader.shot(image, boxes)
+    refused(client.post(f"/api/enroll/{sid}/shots", data=png, content_type="text/plain"), 415,
+            "Content-Type image/")  # fmt: skip
+    refused(post_shot(client, sid, b"hello, not an image"), 400, "not a JPEG, PNG or WebP")
+    refused(post_shot(client, sid, png[:-20]), 400, "truncated")
+    fake_jpeg = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + b"\x00" * 32 + b"\xff\xd9"
+    refused(client.post(f"/api/enroll/{sid}/shots", data=fake_jpeg, content_type="image/jpeg"),
+            400, "could not be read")  # fmt: skip
+    blank = np.full((480, 640, 3), 60, np.uint8)
+    refused(post_shot(client, sid, reader.shot(blank, np.zeros((0, 4), np.float32))), 422,
+            "no card index was found")  # fmt: skip
+    refused(post_shot(client, sid, png, "?suit=X"), 400, "'suit' must be one of")
+    refused(post_shot(client, "nope", png), 404, "no enrolment session 'nope'")
+    refused(client.get("/api/enroll/nope"), 404, "no enrolment session")
+    assert ok(client.get(f"/api/enroll/{sid}"))["shots"] == []  # nothing refused was kept
+
+    shoot(client, reader, decks, sid, CLUBS)
+    cards = f"/api/enroll/{sid}/cards"
+    refused(client.put(f"{cards}/1", json={"card": "ZZ"}), 400, "'ZZ' is not a card")
+    refused(client.put(f"{cards}/1", json={"card": 5}), 400, "'card' must be a card")
+    refused(client.put(f"{cards}/1", json={}), 400, "'card' is required")
+    refused(client.put(f"{cards}/1", json={"card": "QH", "x": 1}), 400, "unknown field")
+    refused(client.put(f"{cards}/99", json={"card": "QH"}), 404, "no card numbered 99")
+    refused(client.get(f"/api/enroll/{sid}/crops/99.jpg"), 404, "no card numbered 99")
+    refused(client.delete(f"/api/enroll/{sid}/shots/7"), 404, "no shot 7")
+    refused(client.post(f"/api/enroll/{sid}/finish", json={"tune": "yes"}), 400, "'tune' must")
+    assert [c["confirmed"] for c in ok(client.get(f"/api/enroll/{sid}"))["candidates"]] == [
+        None
+    ] * 13
+
+    any_sid = start(client, "pub", mode="any")
+    refused(post_shot(client, any_sid, png, "?suit=C"), 400, "any arrangement")
+    ok(client.delete(f"/api/enroll/{any_sid}"))
+    refused(client.get(f"/api/enroll/{any_sid}"), 404, "no enrolment session")
+
+
+def test_without_a_card_model_enrolment_is_503(db_path: Path, decks_dir: Path) -> None:
+    client = make_app(db_path, decks_dir).test_client()
+    sid = start(client)
+    image = np.full((64, 64, 3), 90, np.uint8)
+    data = bytes(cv2.imencode(".png", image)[1].tobytes())
+    refused(post_shot(client, sid, data), 503, "no card model installed")
+
+
+# -- finishing and the tune -------------------------------------------------------------------
+def test_finish_saves_the_deck_and_tunes_it(
+    client: FlaskClient, reader: ShotReader, decks: list[Deck], tuner: FakeTuner, decks_dir: Path
+) -> None:
+    tuner.gate.clear()
+    sid = start(client, suits=["C"])
+    shoot(client, reader, decks, sid, CLUBS)
+    ok(client.put(f"/api/enroll/{sid}/cards/13", json={"card": None}))
+    answer = ok(client.post(f"/api/enroll/{sid}/finish"), 202)
+    assert answer["tune"]["state"] == "running" and answer["tune"]["deck"] == "kitchen"
+    deck = answer["deck"]
+    assert (deck["name"], deck["crops"], deck["cards"], deck["tuned"]) == ("kitchen", 24, 12, False)
+    saved = ProfileStore(decks_dir).get("kitchen").crops()
+    assert sorted({c["card"] for c in saved}) == sorted(CLUBS[:12])
+    assert sum(c["held_out"] for c in saved) == 12  # each card's second index
+
+    status = wait_tune(client, "running")
+    assert status["deck"] == "kitchen" and 0 <= status["fraction"] <= 1 and status["text"]
+    tuner.gate.set()
+    status = wait_tune(client, "done")
+    assert (status["accuracy_before"], status["accuracy_after"], status["held_out"]) == (
+        0.5, 0.875, 12,
+    )  # fmt: skip
+    listed = ok(client.get("/api/decks"))
+    assert listed["active"] == "kitchen"  # finishing puts the deck in use
+    (kitchen,) = listed["decks"]
+    assert kitchen["tuned"] and not kitchen["needs_tune"] and kitchen["accuracy_after"] == 0.875
+    assert (decks_dir / "kitchen" / READER_FILE).read_text() == "reader v1"
+    assert tuner.calls == ["kitchen"]
+
+
+def test_tuning_without_the_train_extra_keeps_the_crops(
+    db_path: Path, decks_dir: Path, reader: ShotReader, decks: list[Deck],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    monkeypatch.setattr(webui.enroll_api, "missing_train_packages", lambda: ["torch"])
+    client = make_app(db_path, decks_dir, ENROLL_READER=lambda: reader).test_client()
+    sid = start(client, suits=["C"])
+    shoot(client, reader, decks, sid, CLUBS)
+    response = client.post(f"/api/enroll/{sid}/finish")
+    refused(response, 503, 'the train extra (torch not installed): pip install -e ".[train]"')
+    answer: Any = response.json
+    assert "the 13 confirmed cards are saved in deck 'kitchen'" in answer["error"]
+    assert answer["deck"]["crops"] == 26 and not answer["deck"]["tuned"]
+    assert len(ProfileStore(decks_dir).get("kitchen").crops()) == 26
+
+    listed = ok(client.get("/api/decks"))
+    assert listed["tuning"] is False and "pip install" in listed["tuning_unavailable"]
+    assert listed["decks"][0]["needs_tune"] and listed["tune"]["state"] == "idle"
+    refused(client.post("/api/decks/kitchen/tune"), 503, "train extra")
+    refused(client.post("/api/decks/use", json={"name": "kitchen"}), 409, "not been tuned")
+
+
+def test_one_tune_at_a_time_and_cancel_keeps_the_previous_profile(
+    client: FlaskClient, reader: ShotReader, decks: list[Deck], tuner: FakeTuner, decks_dir: Path
+) -> None:
+    enrolled(client, reader, decks, "kitchen")
+    before = ProfileStore(decks_dir).get("kitchen").record
+    refused(client.post("/api/tune/cancel"), 409, "no tune is running")
+
+    tuner.gate.clear()
+    assert ok(client.post("/api/decks/kitchen/tune"), 202)["tune"]["state"] == "running"
+    refused(client.post("/api/decks/kitchen/tune"), 409, "a tune is already running")
+    sid = start(client, "pub", suits=["C"])
+    shoot(client, reader, decks, sid, CLUBS)
+    refused(client.post(f"/api/enroll/{sid}/finish"), 409, "a tune is running (deck 'kitchen')")
+    refused(client.patch("/api/decks/kitchen", json={"name": "Kitchen 2"}), 409, "being tuned")
+    refused(client.delete("/api/decks/kitchen"), 409, "being tuned")
+    assert "pub" not in ProfileStore(decks_dir).names()  # the refused finish saved nothing
+    assert [d["name"] for d in ok(client.get("/api/decks"))["decks"]] == ["kitchen"]
+
+    assert ok(client.post("/api/tune/cancel"))["state"] == "cancelling"
+    status = wait_tune(client, "cancelled")
+    assert "previous profile is kept" in status["text"]
+    store = ProfileStore(decks_dir)
+    assert store.get("kitchen").record == before and store.active() == "kitchen"
+    assert (decks_dir / "kitchen" / READER_FILE).read_text() == "reader v1"
+    assert sorted(p.name for p in decks_dir.iterdir()) == ["active", "kitchen"]  # no staging
+    tuner.gate.set()
+    ok(client.post(f"/api/enroll/{sid}/finish", json={"use": False}), 202)  # the next tune runs
+    assert wait_tune(client, "done")["deck"] == "pub"
+    assert ProfileStore(decks_dir).active() == "kitchen"
+
+
+def test_cancelling_the_real_tune_keeps_the_previous_profile(
+    app: Flask, client: FlaskClient, reader: ShotReader, decks: list[Deck], decks_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """`vision.tune.tune_profile` itself, its training step replaced by a wait for the cancel."""
+    enrolled(client, reader, decks, "kitchen")
+    before = ProfileStore(decks_dir).get("kitchen").record
+    training = threading.Event()
+
+    def train(work: Path, base_weights: Path, seconds: float, settings: TuneSettings,
+              progress: Progress | None, cancel: Cancel | None) -> Path:  # fmt: skip
+        training.set()
+        while cancel is not None and not cancel():
+            time.sleep(0.01)
+        raise TuneCancelled("tune cancelled")
+
+    def real(store: ProfileStore, name: str, *, progress: Progress, cancel: Cancel) -> TuneResult:
+        settings = TuneSettings(variants=1, general_per_class=1, eval_angles=1)
+        return tune_profile(store, name, None, base_models=REPO / "models", general=[FIXTURE],
+                            settings=settings, progress=progress, cancel=cancel)  # fmt: skip
+
+    monkeypatch.setattr(vision.tune, "_train", train)
+    app.config["DECK_TUNER"] = real
+    ok(client.post("/api/decks/kitchen/tune"), 202)
+    assert training.wait(60), ok(client.get("/api/tune"))
+    ok(client.post("/api/tune/cancel"))
+    wait_tune(client, "cancelled")
+    assert ProfileStore(decks_dir).get("kitchen").record == before
+    assert (decks_dir / "kitchen" / READER_FILE).read_text() == "reader v1"
+    assert sorted(p.name for p in decks_dir.iterdir()) == ["active", "kitchen"]
+
+
+# -- profiles ---------------------------------------------------------------------------------
+def test_decks_are_listed_chosen_renamed_and_deleted(
+    client: FlaskClient, reader: ShotReader, decks: list[Deck], decks_dir: Path
+) -> None:
+    assert ok(client.get("/api/decks"))["decks"] == []
+    enrolled(client, reader, decks, "kitchen")
+    sid = start(client, "pub", suits=["C"])
+    shoot(client, reader, decks, sid, CLUBS)
+    assert ok(client.post(f"/api/enroll/{sid}/finish", json={"tune": False}))["deck"]["name"]
+    listed = ok(client.get("/api/decks"))
+    assert [(d["name"], d["active"], d["tuned"]) for d in listed["decks"]] == [
+        ("kitchen", True, True), ("pub", False, False),
+    ]  # fmt: skip
+
+    assert ok(client.post("/api/decks/use", json={"name": None}))["active"] is None
+    assert ok(client.post("/api/decks/use", json={"name": "kitchen"}))["active"] == "kitchen"
+    listed = ok(client.patch("/api/decks/kitchen", json={"name": "Kitchen deck"}))
+    assert listed["active"] == "Kitchen deck"  # the deck in use keeps being used
+    assert [d["name"] for d in listed["decks"]] == ["Kitchen deck", "pub"]
+
+    refused(client.post("/api/decks/use", json={"name": "nope"}), 404, "no deck named 'nope'")
+    refused(client.post("/api/decks/use", json={"name": "pub"}), 409, "not been tuned")
+    refused(client.post("/api/decks/use", json={}), 400, "'name' is required")
+    refused(client.post("/api/decks/use", json={"name": 3}), 400, "'name' must be a deck name")
+    refused(client.patch("/api/decks/pub", json={"name": "Kitchen deck"}), 409, "already exists")
+    refused(client.patch("/api/decks/pub", json={"name": ".hidden"}), 400, "bad deck name")
+    refused(client.patch("/api/decks/pub", json={"to": "x"}), 400, "unknown field")
+    refused(client.patch("/api/decks/nope", json={"name": "x"}), 404, "no deck named 'nope'")
+    refused(client.delete("/api/decks/nope"), 404, "no deck named 'nope'")
+
+    answer = ok(client.delete("/api/decks/Kitchen%20deck"))
+    assert answer["deleted"] == "Kitchen deck" and answer["active"] is None
+    assert [d["name"] for d in answer["decks"]] == ["pub"]
+    assert ProfileStore(decks_dir).names() == ["pub"]
+
+
+def test_a_game_correction_is_kept_for_the_deck_in_use(
+    client: FlaskClient, reader: ShotReader, decks: list[Deck], decks_dir: Path
+) -> None:
+    image, boxes = layout(decks, ["QH", "3S"])
+    png = bytes(cv2.imencode(".png", image)[1].tobytes())
+    box = ",".join(f"{v:.1f}" for v in boxes[0])
+
+    def post(query: str) -> Any:
+        return client.post(f"/api/decks/corrections?{query}", data=png, content_type="image/png")
+
+    refused(post(f"card=QH&box={box}"), 409, "no deck is in use")
+    enrolled(client, reader, decks, "kitchen")
+    answer = ok(post(f"card=qh&box={box}"), 201)
+    assert answer["card"] == "QH" and answer["deck"]["corrections"] == 1
+    crop = ProfileStore(decks_dir).get("kitchen").crops()[-1]
+    assert (crop["card"], crop["source"]) == ("QH", "game")
+    assert (decks_dir / "kitchen" / crop["file"]).exists()
+
+    refused(post(f"card=ZZ&box={box}"), 400, "'ZZ' is not a card")
+    refused(post(f"box={box}"), 400, "'card' is required")
+    refused(post("card=QH&box=1,2,3"), 400, "'box' must be")
+    refused(post("card=QH&box=10,10,5000,40"), 400, "inside the 640 × 640 image")
+    refused(post(f"card=QH&box={box}&deck=nope"), 404, "no deck named 'nope'")
+    refused(client.post("/api/decks/corrections?card=QH&box=1,2,30,40", data=b"x",
+                        content_type="text/plain"), 415, "Content-Type")  # fmt: skip
+    assert ProfileStore(decks_dir).get("kitchen").crops()[-1] == crop  # none of those was kept
+
+
+# -- detection follows the deck in use --------------------------------------------------------
+class RecordingCardReader:
+    """Stands in for `vision.detector.CardReader`: remembers the reading stage it loaded."""
+
+    made: ClassVar[list[Path | None]] = []
+
+    def __init__(self, models_dir: Path, reader_path: Path | None = None) -> None:
+        self.reader_path = reader_path
+        RecordingCardReader.made.append(reader_path)
+
+    def read(self, frame: Image) -> Detections:
+        return Detections.empty()
+
+
+def test_detection_reads_with_the_deck_in_use(
+    tmp_path: Path, db_path: Path, decks_dir: Path, reader: ShotReader, decks: list[Deck],
+    tuner: FakeTuner, monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    models = tmp_path / "models"
+    models.mkdir()
+    for name in (DETECTOR_FILE, READER_FILE):
+        (models / name).write_bytes(b"onnx")
+    monkeypatch.setattr(vision.detector, "CardReader", RecordingCardReader)
+    RecordingCardReader.made = []
+    detector = PhotoReader(models)
+    app = make_app(db_path, decks_dir, DETECTOR=detector, ENROLL_READER=lambda: reader,
+                   DECK_TUNER=tuner)  # fmt: skip
+    client = app.test_client()
+    game = ok(client.post("/api/games", json={"players": 2}), 201)["id"]
+    png = bytes(cv2.imencode(".png", np.full((48, 64, 3), 90, np.uint8))[1].tobytes())
+
+    def detect() -> Path | None:
+        ok(client.post("/api/detect", data=png, content_type="image/png"))
+        return detector.card_reader().reader_path
+
+    def frame() -> Path | None:
+        ok(client.post(f"/api/games/{game}/frame", data=png, content_type="image/png"))
+        return detector.card_reader().reader_path
+
+    assert detect() is None and frame() is None  # the base reader
+    assert RecordingCardReader.made == [None]  # loaded once, shared
+    enrolled(client, reader, decks, "kitchen")  # tuned and put in use
+    assert detect() == decks_dir / "kitchen" / READER_FILE
+    assert frame() == decks_dir / "kitchen" / READER_FILE
+    ok(client.patch("/api/decks/kitchen", json={"name": "pub"}))
+    assert detect() == decks_dir / "pub" / READER_FILE
+    ok(client.post("/api/decks/use", json={"name": None}))
+    assert frame() is None
+    ProfileStore(decks_dir).use("pub")  # `cribcam deck use pub` while the server runs
+    assert detect() == decks_dir / "pub" / READER_FILE
+    ok(client.post("/api/decks/pub/tune"), 202)  # a re-tune replaces the reader file
+    wait_tune(client, "done")
+    assert detect() == decks_dir / "pub" / READER_FILE
+    kitchen, pub = decks_dir / "kitchen" / READER_FILE, decks_dir / "pub" / READER_FILE
+    assert RecordingCardReader.made == [None, kitchen, pub, None, pub, pub]  # each change once
+    shutdown(app)
+
+
+def test_the_active_deck_reads_from_the_start(
+    tmp_path: Path, db_path: Path, decks_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = ProfileStore(decks_dir)
+    staged = store.staging("kitchen", copy_current=False)
+    (staged / READER_FILE).write_text("reader")
+    store.commit(staged, {"name": "kitchen", "crops": []})
+    store.use("kitchen")
+    models = tmp_path / "models"
+    models.mkdir()
+    for name in (DETECTOR_FILE, READER_FILE):
+        (models / name).write_bytes(b"onnx")
+    monkeypatch.setattr(vision.detector, "CardReader", RecordingCardReader)
+    detector = PhotoReader(models)
+    make_app(db_path, decks_dir, DETECTOR=detector)
+    assert detector.card_reader().reader_path == decks_dir / "kitchen" / READER_FILE
+
+
+# -- the page ---------------------------------------------------------------------------------
+def test_the_enrol_page_is_served_and_linked(client: FlaskClient, db_path: Path) -> None:
+    page = client.get("/enroll")
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    for part in ("enroll.js", "cards.js", 'id="grid"', 'id="tune-progress"', 'id="decks"'):
+        assert part in html
+    assert client.get("/static/enroll.js").status_code == 200
+    assert 'href="/enroll"' in client.get("/").get_data(as_text=True)
+    game = ok(client.post("/api/games", json={"players": 2}), 201)["id"]
+    game_page = client.get(f"/games/{game}").get_data(as_text=True)
+    assert 'href="/enroll"' in game_page and "base model" in game_page
+
+
+def test_sessions_are_bounded(client: FlaskClient) -> None:
+    made = [start(client, f"deck {k}") for k in range(webui.enroll_api.MAX_SESSIONS + 2)]
+    refused(client.get(f"/api/enroll/{made[0]}"), 404, "no enrolment session")
+    refused(client.get(f"/api/enroll/{made[1]}"), 404, "no enrolment session")
+    assert ok(client.get(f"/api/enroll/{made[-1]}"))["name"] == f"deck {len(made) - 1}"
