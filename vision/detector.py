@@ -225,7 +225,8 @@ class PhotoReader:
         self._loading = threading.Lock()
 
     def card_reader(self) -> CardReader:
-        """The loaded frame reader, shared with the server camera (loaded once, on first use)."""
+        """The loaded frame reader (loaded on first use, and again after `use_reader`), shared
+        with the server camera, which asks for it on every frame."""
         with self._loading:
             if self._reader is None:
                 self._reader = CardReader(self.models_dir, reader_path=self.reader_path)
@@ -233,8 +234,8 @@ class PhotoReader:
 
     def use_reader(self, reader_path: Path | None) -> None:
         """Read with another reading stage (a deck profile's; None: the base) from the next
-        frame on; the models load again on first use. A reader already handed out (the server
-        camera's) keeps the stage it was loaded with."""
+        frame on; the models load again on first use. A reader already handed out keeps the
+        stage it was loaded with: callers ask `card_reader` again for each frame."""
         with self._loading:
             self.reader_path, self._reader = reader_path, None
 

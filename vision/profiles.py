@@ -106,9 +106,14 @@ class ProfileStore:
         self.root = root if root is not None else default_root()
 
     def names(self) -> list[str]:
+        """The stored decks' names. A tune's staging folder and a replaced profile waiting to
+        be removed (``.staging-*``, ``.retired-*``; left behind by a crash) hold a
+        profile.json too, but their names are no deck's: they are not listed."""
         if not self.root.exists():
             return []
-        return sorted(p.name for p in self.root.iterdir() if (p / PROFILE_FILE).exists())
+        return sorted(
+            p.name for p in self.root.iterdir() if _usable(p.name) and (p / PROFILE_FILE).exists()
+        )
 
     def get(self, name: str) -> Profile:
         folder = self.root / _checked(name)
@@ -167,7 +172,7 @@ class ProfileStore:
     def active(self) -> str | None:
         """The deck in use (None: the base model)."""
         path = self.root / ACTIVE_FILE
-        name = path.read_text().strip() if path.exists() else ""
+        name = path.read_text().strip() if path.is_file() else ""
         return name if name and self.exists(name) else None
 
     def use(self, name: str | None) -> None:
@@ -199,8 +204,22 @@ class ProfileStore:
         return relative
 
 
+def _is_marker(name: str) -> bool:
+    """The marker file's name, in any case: on a case-insensitive disk that folder is the file."""
+    return name.casefold() == ACTIVE_FILE.casefold()
+
+
+def _usable(name: str) -> bool:
+    """Whether `name` can name a deck (its folder); names starting with '.' cannot."""
+    return (bool(_NAME.match(name)) and name.strip() == name and name != "base"
+            and not _is_marker(name))  # fmt: skip
+
+
 def _checked(name: str) -> str:
-    if not _NAME.match(name) or name.strip() != name or name == "base":
+    if _is_marker(name):
+        raise ProfileError(f"{name!r} cannot name a deck: the decks folder keeps the name of "
+                           f"the deck in use in a file called {ACTIVE_FILE!r}")  # fmt: skip
+    if not _usable(name):
         raise ProfileError(
             f"bad deck name {name!r}: 1-64 letters, digits, spaces, '_', '.', '-' (not 'base')"
         )

@@ -167,10 +167,16 @@ def build_sets(
     windows = crops = 0
     for k, folder in enumerate(synth):
         prefix = "syn" if k == 0 else f"syn{k}"
-        windows += write_windows(labelled_images(folder), det / "train", prefix=prefix,
-                                 per_image=3, seed=1 + 10 * k)
-        crops += write_crops(_capped(labelled_images(folder), 12, 4 + 10 * k), cls / "train",
-                             prefix=prefix, rotations=2, seed=4 + 10 * k)
+        windows += write_windows(
+            labelled_images(folder), det / "train", prefix=prefix, per_image=3, seed=1 + 10 * k
+        )
+        crops += write_crops(
+            _capped(labelled_images(folder), 12, 4 + 10 * k),
+            cls / "train",
+            prefix=prefix,
+            rotations=2,
+            seed=4 + 10 * k,
+        )
     counts = {
         "detector/train": windows
         + write_windows(labelled_images(real, real_train), det / "train", prefix="real",

@@ -36,6 +36,8 @@ Cancel = Callable[[], bool]
 WEIGHTS_FILE = "reader.pt"
 #: General crops come from at most this many decks (loading every deck costs seconds).
 GENERAL_DECKS = 6
+#: How to install what the tune needs (torch, ultralytics), from a checkout.
+TRAIN_HINT = 'pip install -e ".[train]"'
 
 
 class TuneCancelled(VisionError):
@@ -201,7 +203,7 @@ def _train(work: Path, base_weights: Path, seconds: float, settings: TuneSetting
 
         yolo = offline_ultralytics()
     except ImportError as error:
-        raise TuneError("tuning needs the train extra: pip install 'cribcam[train]'") from error
+        raise TuneError(f"tuning needs the train extra: {TRAIN_HINT}") from error
     model = yolo(str(base_weights))
     started = time.monotonic()
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable, Mapping
+import functools
+from collections.abc import Mapping
 from typing import Any
 
 from flask import Flask, Response, jsonify
@@ -13,9 +14,9 @@ from vision.detector import CardReader, PhotoReader
 from webui import pairing
 from webui.api import api
 from webui.camera_api import camera_api
-from webui.capture import CameraFeed
+from webui.capture import CameraFeed, ReaderFactory
+from webui.decks import stop_tune
 from webui.enroll_api import install as install_decks
-from webui.enroll_api import stop_tune
 from webui.errors import register_error_handlers
 from webui.frames import FrameMemory
 from webui.live import CAMERA_KEY, Broker
@@ -29,14 +30,14 @@ DEFAULTS: dict[str, Any] = {
     "DETECTOR": None,  # an object with detect(image, name); None: detection answers 503
     "CAMERA": False,  # show the camera panel on the page
     "CAMERA_SOURCE": None,  # --camera SOURCE: the server reads this camera itself (capture.py)
-    "FRAME_READER": None,  # () -> a frame reader for that camera; None: vision's CardReader
+    "FRAME_READER": None,  # () -> the camera's reader, asked every frame; None: the detector's
     "CAMERA_OPENER": None,  # spec -> FrameSource; None: vision.sources.open_source
     "CAMERA_INTERVAL": 0.3,  # seconds between two detections of the server camera
     "PAIRING_CODE": None,  # set (by --lan): other devices must pair first
-    "DECKS_DIR": None,  # deck profiles (enroll_api.py); None: <models>/decks or the data dir
-    "DECK_TUNER": None,  # an enroll_api.DeckTuner; None: vision.tune (needs the train extra)
+    "DECKS_DIR": None,  # deck profiles (decks.py); None: <models>/decks or the data dir
+    "DECK_TUNER": None,  # a deck_tuning.DeckTuner; None: vision.tune (needs the train extra)
     "DECK_TUNE_SECONDS": 180.0,  # the deck tune's budget
-    "ENROLL_READER": None,  # () -> an enroll_api.EnrollReader; None: the detector's reader
+    "ENROLL_READER": None,  # () -> an enroll_sessions.EnrollReader; None: the detector's
     "MAX_CONTENT_LENGTH": 8 * 1024 * 1024,  # a phone JPEG is well under this
     "SSE_MAX_SECONDS": 300.0,  # a live stream ends and the browser reconnects
     "JSON_SORT_KEYS": False,
@@ -95,10 +96,14 @@ def _camera(config: Mapping[str, Any], broker: Broker) -> CameraFeed | None:
     return feed
 
 
-def _shared_reader(config: Mapping[str, Any]) -> Callable[[], Any]:
-    """The photo endpoint's loaded reader when there is one: the models load only once."""
+def _shared_reader(config: Mapping[str, Any]) -> ReaderFactory:
+    """The photo endpoint's reader when there is one: the models load only once, and the camera
+    reads with the deck in use (`PhotoReader.use_reader`) from its next frame on. Otherwise a
+    base reader of the camera's own, loaded once (the camera asks for it every frame)."""
     detector = config.get("DETECTOR")
-    return detector.card_reader if isinstance(detector, PhotoReader) else CardReader
+    if isinstance(detector, PhotoReader):
+        return detector.card_reader
+    return functools.cache(CardReader)
 
 
 def shutdown(app: Flask) -> None:

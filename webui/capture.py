@@ -6,6 +6,9 @@ in the status and tried again with backoff (live sources also reconnect by thems
 frame the model chokes on is skipped, a file source is replayed from the start when it ends,
 and without a card model the status says so while manual entry keeps working. Detection is
 spaced by `interval` so that a 2-core machine still answers the pages promptly.
+
+The feed holds no reader: it asks its factory for one on every frame, so a deck chosen on the
+/enroll page (`PhotoReader.use_reader`) is read with from the next frame on, without a restart.
 """
 
 from __future__ import annotations
@@ -46,6 +49,8 @@ class FrameReader(Protocol):
     def read(self, frame: Image) -> Detections: ...
 
 
+#: The reader to read the next frame with. Called for every frame, from the capture thread:
+#: it must be cheap once loaded (`PhotoReader.card_reader`, which reloads after a deck change).
 ReaderFactory = Callable[[], FrameReader]
 Opener = Callable[[str], FrameSource]
 
@@ -143,13 +148,13 @@ class CameraFeed:
     # -- the thread ------------------------------------------------------------------------
     def _run(self) -> None:
         try:
-            reader = self._load_reader()
+            loaded = self._load_reader()
             failures = 0
-            while reader is not None and not self._stop.is_set():
+            while loaded and not self._stop.is_set():
                 source = self._open()
                 if source is not None:
                     try:
-                        state = self._watch(source, reader)
+                        state = self._watch(source)
                     finally:
                         source.close()
                     if state is SourceState.ENDED:  # a file: replay it, quietly (no status flicker)
@@ -162,17 +167,18 @@ class CameraFeed:
             log.exception("camera thread failed")
             self._set_status(state="failed", detail=f"the camera stopped: {error}")
 
-    def _load_reader(self) -> FrameReader | None:
+    def _load_reader(self) -> bool:
+        """Load the card model before opening the source; False (and said so) without one."""
         self._set_status(state="loading", detail="loading the card model")
         try:
-            reader = self._reader_factory()
+            self._reader_factory()
         except ModelMissingError as error:
             self._model = False
             self._set_status(state="no-model",
                              detail=f"{NO_MODEL} ({error}): enter the cards by hand")  # fmt: skip
-            return None
+            return False
         self._model = True
-        return reader
+        return True
 
     def _open(self) -> FrameSource | None:
         if not self._replaying:
@@ -185,7 +191,7 @@ class CameraFeed:
                              reconnects=self._reopens)  # fmt: skip
             return None
 
-    def _watch(self, source: FrameSource, reader: FrameReader) -> SourceState:
+    def _watch(self, source: FrameSource) -> SourceState:
         """Read and detect until the source ends or fails, or the feed stops."""
         while not self._stop.is_set():
             try:
@@ -205,16 +211,16 @@ class CameraFeed:
                              reconnects=self._reopens + status.reconnects,
                              dropped=status.dropped)  # fmt: skip
             if frame is not None:
-                self._process(reader, frame)
+                self._process(frame)
                 self._stop.wait(self._interval)
             elif status.state in TERMINAL:
                 return status.state
         return SourceState.CLOSED
 
-    def _process(self, reader: FrameReader, frame: Frame) -> None:
+    def _process(self, frame: Frame) -> None:
         start = time.perf_counter()
-        try:
-            seen = cards_from_detections(reader.read(frame.image))
+        try:  # the deck in use's reader, asked for anew: a deck chosen meanwhile reads this frame
+            seen = cards_from_detections(self._reader_factory().read(frame.image))
         except Exception as error:  # one bad frame must not stop the camera
             log.warning("camera frame %d not read: %s", frame.index, error)
             self._set_status(detail=f"frame {frame.index} could not be read: {error}")

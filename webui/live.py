@@ -57,8 +57,9 @@ class Broker:
         """Return when any key passes its revision in `seen`, or after `timeout` seconds."""
         with self._changed:
             self._changed.wait_for(
-                lambda: self._closed
-                or any(self._revisions.get(k, v) != v for k, v in seen.items()),
+                lambda: (
+                    self._closed or any(self._revisions.get(k, v) != v for k, v in seen.items())
+                ),
                 timeout,
             )
 

@@ -10,6 +10,10 @@ import argparse
 import contextlib
 import io
 import os
+import re
+import shutil
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -17,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from vision import tune
 from vision.detections import CLASS_NAMES
 from vision.enroll import (
     EnrollmentError,
@@ -28,6 +33,7 @@ from vision.enroll import (
 from vision.enroll_layout import RANKS, align_suit, reading_order
 from vision.profiles import ProfileError, ProfileStore
 from vision.synth import Deck, Placement, SynthConfig, _affine, load_decks, make_scene, scene_rng
+from vision.tune import TuneError, TuneSettings
 
 FIXTURE = Path(__file__).parent / "fixtures" / "deck-standard"
 REPO = Path(__file__).resolve().parents[2]
@@ -203,20 +209,67 @@ def test_profile_store_lists_chooses_renames_deletes(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == []
 
 
-def test_deck_cli_lists_and_chooses(tmp_path: Path) -> None:
-    from vision import enroll_cli
-
+def test_staging_and_retired_folders_are_not_decks(tmp_path: Path) -> None:
+    """A tune's staging copy and a replaced profile not yet removed (a crash leaves them) hold a
+    profile.json, but they are no decks: not listed, and `cribcam deck list` still works."""
     store = ProfileStore(tmp_path)
     store.commit(store.staging("pub", copy_current=False), {"name": "pub", "crops": []})
+    staged = store.staging("pub", copy_current=True)  # a tune in progress, or one that crashed
+    retired = tmp_path / ".retired-pub-1"
+    shutil.copytree(tmp_path / "pub", retired)
+    assert (staged / "profile.json").exists() and (retired / "profile.json").exists()
+    assert store.names() == ["pub"]
+    listed = deck_cli(tmp_path)("deck", "list")
+    assert listed.startswith("  pub  (tuned ?") and "staging" not in listed
+    assert "retired" not in listed and "* base model" in listed
+
+
+def test_the_active_marker_cannot_name_a_deck(tmp_path: Path) -> None:
+    store = ProfileStore(tmp_path)
+    store.commit(store.staging("pub", copy_current=False), {"name": "pub", "crops": []})
+    store.use("pub")
+    for name in ("active", "Active"):  # a case-insensitive disk makes them one
+        with pytest.raises(ProfileError, match=f"{name!r} cannot name a deck: .* 'active'"):
+            store.staging(name, copy_current=False)
+        with pytest.raises(ProfileError, match="cannot name a deck"):
+            store.rename("pub", name)
+        with pytest.raises(ProfileError, match="cannot name a deck"):
+            store.exists(name)
+    assert store.names() == ["pub"] and store.active() == "pub"
+    assert (tmp_path / "active").read_text() == "pub\n"
+
+
+def test_tuning_without_the_train_extra_says_how_to_install_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "vision.train", None)  # its import fails, as without it
+    with pytest.raises(
+        TuneError, match=re.escape('needs the train extra: pip install -e ".[train]"')
+    ):
+        tune._train(tmp_path, tmp_path / "reader.pt", 1.0, TuneSettings(), None, None)
+
+
+def deck_cli(root: Path) -> Callable[..., str]:
+    """`cribcam deck ...` on the decks in `root`: what it printed (it must succeed)."""
+    from vision import enroll_cli
+
     parser = argparse.ArgumentParser()
     enroll_cli.register(parser.add_subparsers(dest="command"))
 
     def run(*argv: str) -> str:
-        args = parser.parse_args([*argv, "--decks", str(tmp_path)])
+        args = parser.parse_args([*argv, "--decks", str(root)])
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             assert args.run(args) == 0
         return out.getvalue()
+
+    return run
+
+
+def test_deck_cli_lists_and_chooses(tmp_path: Path) -> None:
+    store = ProfileStore(tmp_path)
+    store.commit(store.staging("pub", copy_current=False), {"name": "pub", "crops": []})
+    run = deck_cli(tmp_path)
 
     assert "* base model" in run("deck", "list")
     run("deck", "use", "pub")

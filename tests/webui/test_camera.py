@@ -257,6 +257,24 @@ def test_a_frame_the_reader_cannot_read_is_skipped(reader: Reader) -> None:
         feed.stop()
 
 
+def test_each_frame_is_read_with_the_reader_the_factory_gives_then(reader: Reader) -> None:
+    """The feed keeps no reader: a reader handed out after a change (a deck chosen, see
+    test_enroll_api.py) reads the next frames, the one before no more."""
+    other = Reader()
+    current = [reader]
+    feed = CameraFeed("spec", lambda: current[0], opener=lambda spec: Frames(), interval=0.001)
+    feed.start()
+    try:
+        wait_for(lambda: reader.calls > 0)
+        current[0] = other
+        wait_for(lambda: other.calls > 2)
+        before = reader.calls
+        wait_for(lambda: other.calls > 5)
+        assert reader.calls == before
+    finally:
+        feed.stop()
+
+
 def test_stop_is_prompt_and_releases_the_source(reader: Reader) -> None:
     sources: list[Frames] = []
     feed = _feed(recorder(sources), reader)

@@ -21,16 +21,18 @@ from flask.testing import FlaskClient
 
 import vision.detector
 import vision.tune
-import webui.enroll_api
+import webui.decks
 from tests.vision.test_enroll import CLUBS, FIXTURE, Templates, layout
+from tests.webui.fakes import Frames
+from tests.webui.test_camera import wait_for
 from vision.detections import Detections
 from vision.detector import DETECTOR_FILE, READER_FILE, PhotoReader
 from vision.profiles import ProfileStore
 from vision.synth import Deck, load_decks
-from vision.tune import TuneCancelled, TuneResult, TuneSettings, tune_profile
+from vision.tune import Cancel, Progress, TuneCancelled, TuneResult, TuneSettings, tune_profile
 from webui import create_app
 from webui.app import shutdown
-from webui.enroll_api import Cancel, Progress
+from webui.enroll_sessions import MAX_SESSIONS
 
 Image = npt.NDArray[np.uint8]
 REPO = Path(__file__).resolve().parents[2]
@@ -262,6 +264,7 @@ def test_corrections_duplicates_and_not_a_card(
         ({"name": "kitchen", "mode": "any", "suits": ["C"]}, 'mode "suits" only'),
         ({"name": "../up"}, "bad deck name"),
         ({"name": "base"}, "bad deck name"),
+        ({"name": "active"}, "'active' cannot name a deck"),
         ({"name": 7}, "'name' must be a deck name"),
         ({"mode": "any"}, "'name' must be a deck name"),
         ({"name": "kitchen", "colour": "red"}, "unknown field(s) for an enrolment: colour"),
@@ -356,7 +359,7 @@ def test_tuning_without_the_train_extra_keeps_the_crops(
     db_path: Path, decks_dir: Path, reader: ShotReader, decks: list[Deck],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # fmt: skip
-    monkeypatch.setattr(webui.enroll_api, "missing_train_packages", lambda: ["torch"])
+    monkeypatch.setattr(webui.decks, "missing_train_packages", lambda: ["torch"])
     client = make_app(db_path, decks_dir, ENROLL_READER=lambda: reader).test_client()
     sid = start(client, suits=["C"])
     shoot(client, reader, decks, sid, CLUBS)
@@ -503,15 +506,18 @@ def test_a_game_correction_is_kept_for_the_deck_in_use(
 
 # -- detection follows the deck in use --------------------------------------------------------
 class RecordingCardReader:
-    """Stands in for `vision.detector.CardReader`: remembers the reading stage it loaded."""
+    """Stands in for `vision.detector.CardReader`: remembers the reading stage it loaded, and
+    the stage each frame was read with."""
 
     made: ClassVar[list[Path | None]] = []
+    read_with: ClassVar[list[Path | None]] = []
 
     def __init__(self, models_dir: Path, reader_path: Path | None = None) -> None:
         self.reader_path = reader_path
         RecordingCardReader.made.append(reader_path)
 
     def read(self, frame: Image) -> Detections:
+        RecordingCardReader.read_with.append(self.reader_path)
         return Detections.empty()
 
 
@@ -577,6 +583,40 @@ def test_the_active_deck_reads_from_the_start(
     assert detector.card_reader().reader_path == decks_dir / "kitchen" / READER_FILE
 
 
+def test_the_server_camera_reads_with_the_deck_chosen(
+    tmp_path: Path, db_path: Path, decks_dir: Path, reader: ShotReader, decks: list[Deck],
+    tuner: FakeTuner, monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """`cribcam serve --camera SOURCE` follows the deck chosen on the page, without a restart."""
+    models = tmp_path / "models"
+    models.mkdir()
+    for name in (DETECTOR_FILE, READER_FILE):
+        (models / name).write_bytes(b"onnx")
+    monkeypatch.setattr(vision.detector, "CardReader", RecordingCardReader)
+    RecordingCardReader.made, RecordingCardReader.read_with = [], []
+    app = make_app(db_path, decks_dir, DETECTOR=PhotoReader(models), ENROLL_READER=lambda: reader,
+                   DECK_TUNER=tuner, CAMERA_SOURCE="fake", CAMERA_OPENER=lambda spec: Frames(),
+                   CAMERA_INTERVAL=0.01)  # fmt: skip
+    read_with = RecordingCardReader.read_with
+    kitchen = decks_dir / "kitchen" / READER_FILE
+    try:
+        client = app.test_client()
+        wait_for(lambda: read_with and read_with[-1] is None)  # the base reader
+        enrolled(client, reader, decks, "kitchen")  # tuned and put in use
+        wait_for(lambda: read_with[-1] == kitchen)
+        ok(client.post("/api/decks/use", json={"name": None}))
+        wait_for(lambda: read_with[-1] is None)
+        ok(client.post("/api/decks/use", json={"name": "kitchen"}))
+        wait_for(lambda: read_with[-1] == kitchen)
+        frames = len(read_with)
+        wait_for(lambda: len(read_with) > frames + 3)
+        assert set(read_with[frames:]) == {kitchen}
+        assert ok(client.get("/api/camera"))["model"] is True
+    finally:
+        shutdown(app)
+    assert RecordingCardReader.made == [None, kitchen, None, kitchen]  # loaded once per choice
+
+
 # -- the page ---------------------------------------------------------------------------------
 def test_the_enrol_page_is_served_and_linked(client: FlaskClient, db_path: Path) -> None:
     page = client.get("/enroll")
@@ -592,7 +632,7 @@ def test_the_enrol_page_is_served_and_linked(client: FlaskClient, db_path: Path)
 
 
 def test_sessions_are_bounded(client: FlaskClient) -> None:
-    made = [start(client, f"deck {k}") for k in range(webui.enroll_api.MAX_SESSIONS + 2)]
+    made = [start(client, f"deck {k}") for k in range(MAX_SESSIONS + 2)]
     refused(client.get(f"/api/enroll/{made[0]}"), 404, "no enrolment session")
     refused(client.get(f"/api/enroll/{made[1]}"), 404, "no enrolment session")
     assert ok(client.get(f"/api/enroll/{made[-1]}"))["name"] == f"deck {len(made) - 1}"

@@ -1,0 +1,192 @@
+"""Enrolment sessions: the shots of one deck being taught, and their JSON views.
+
+A session (`POST /api/enroll`) holds the shots of a deck laid out, one suit per shot in A..K
+order or any arrangement, and the cards each shot proposed (`vision.enroll.propose`), numbered
+across shots, with the player's corrections. Sessions live in memory only, a few at a time for
+a few hours: an enrolment is short-lived and nothing in it matters until it is finished and
+saved as the deck's profile (`webui.decks`). Kept apart from the endpoints so the session model
+can be read and tested without the HTTP around it.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+from flask import url_for
+
+from vision.detections import CLASS_NAMES, Detections
+from vision.enroll import Candidate, Enrollment, EnrollmentError, Shot, propose
+from webui.errors import ApiError
+
+Image = npt.NDArray[np.uint8]
+
+#: Sessions held at once (the oldest is dropped) and how long an untouched one is kept.
+MAX_SESSIONS = 6
+SESSION_IDLE_S = 3 * 3600.0
+
+
+class EnrollReader(Protocol):
+    """What enrolment reads shots with (`vision.detector.CardReader` is one)."""
+
+    def read(self, frame: Image) -> Detections: ...
+
+    def classify(self, crops: Image) -> npt.NDArray[np.float32]: ...
+
+
+@dataclass(frozen=True)
+class HeldShot:
+    number: int
+    suit: str | None
+    size: tuple[int, int]
+
+
+@dataclass
+class Session:
+    """One enrolment in progress: its shots' candidates, numbered across shots."""
+
+    id: str
+    name: str
+    suits: tuple[str, ...] | None  # None: any arrangement
+    enrollment: Enrollment = field(default_factory=lambda: Enrollment([], ()))
+    shots: list[HeldShot] = field(default_factory=list)
+    next_shot: int = 1
+    next_number: int = 1
+    touched: float = field(default_factory=time.monotonic)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def next_suit(self) -> str | None:
+        """The suit the next shot holds (suits mode): the first of the order not yet shot."""
+        held = {shot.suit for shot in self.shots}
+        return next((s for s in self.suits or () if s not in held), None)
+
+    def add(self, image: Image, suit: str | None, reader: EnrollReader) -> HeldShot:
+        found = propose([Shot(image, suit)], lambda frame: reader.read(frame).boxes,
+                        reader.classify)  # fmt: skip
+        if not found.candidates:
+            raise ApiError("no card index was found in this shot: lay the cards face up and "
+                           "apart, in good light, and fill the picture with them", 422)  # fmt: skip
+        height, width = image.shape[:2]
+        shot = HeldShot(self.next_shot, suit, (width, height))
+        self.next_shot += 1
+        for candidate in found.candidates:
+            candidate.number, candidate.shot = self.next_number, shot.number
+            self.next_number += 1
+        self.enrollment.candidates.extend(found.candidates)
+        self.shots.append(shot)
+        self._expect()
+        return shot
+
+    def remove(self, number: int) -> None:
+        if not any(shot.number == number for shot in self.shots):
+            raise ApiError(f"this enrolment has no shot {number}", 404)
+        self.shots = [shot for shot in self.shots if shot.number != number]
+        self.enrollment.candidates = [c for c in self.enrollment.candidates if c.shot != number]
+        self._expect()
+
+    def candidate(self, number: int) -> Candidate:
+        try:
+            return self.enrollment.get(number)
+        except EnrollmentError:
+            raise ApiError(f"this enrolment has no card numbered {number}", 404) from None
+
+    def _expect(self) -> None:
+        """The cards the shots should hold: their suits', or the whole deck."""
+        if self.suits is None:
+            self.enrollment.expected = CLASS_NAMES
+        else:
+            held = {shot.suit for shot in self.shots}
+            self.enrollment.expected = tuple(c for c in CLASS_NAMES if c[-1] in held)
+
+
+class Sessions:
+    """The enrolment sessions in memory, bounded in number and age; thread-safe."""
+
+    def __init__(self, keep: int = MAX_SESSIONS, idle_s: float = SESSION_IDLE_S) -> None:
+        self._keep, self._idle_s = keep, idle_s
+        self._lock = threading.Lock()
+        self._sessions: OrderedDict[str, Session] = OrderedDict()
+
+    def new(self, name: str, suits: tuple[str, ...] | None) -> Session:
+        session = Session(secrets.token_hex(6), name, suits)
+        with self._lock:
+            self._expire()
+            self._sessions[session.id] = session
+            while len(self._sessions) > self._keep:
+                self._sessions.popitem(last=False)
+        return session
+
+    def get(self, sid: str) -> Session:
+        with self._lock:
+            self._expire()
+            session = self._sessions.get(sid)
+            if session is None:
+                raise ApiError(f"no enrolment session {sid!r}: it ended or expired (sessions "
+                               "are kept a few hours, in memory): start again", 404)  # fmt: skip
+            session.touched = time.monotonic()
+            self._sessions.move_to_end(sid)
+            return session
+
+    def drop(self, sid: str) -> None:
+        self.get(sid)
+        with self._lock:
+            self._sessions.pop(sid, None)
+
+    def _expire(self) -> None:
+        now = time.monotonic()
+        for sid in [s.id for s in self._sessions.values() if now - s.touched > self._idle_s]:
+            del self._sessions[sid]
+
+
+# -- JSON views -------------------------------------------------------------------------------
+def candidate_json(session: Session, c: Candidate) -> dict[str, Any]:
+    return {
+        "number": c.number,
+        "shot": c.shot,
+        "card": c.card,
+        "proposed": c.proposed,
+        "model": c.model_card,
+        "confidence": round(c.model_confidence, 3),
+        "layout": c.layout_card,
+        "confirmed": c.confirmed,
+        "not_card": c.skipped,
+        "disagree": c.layout_card is not None and c.layout_card != c.model_card,
+        "flagged": c.flagged,
+        "indices": len(c.boxes),
+        "crop": url_for("enroll.crop", sid=session.id, number=c.number),
+    }
+
+
+def session_json(session: Session) -> dict[str, Any]:
+    problems = session.enrollment.problems()
+    candidates = session.enrollment.candidates
+    counted = sum(c.card is not None for c in candidates)
+    return {
+        "id": session.id,
+        "name": session.name,
+        "mode": "any" if session.suits is None else "suits",
+        "suits": None if session.suits is None else list(session.suits),
+        "next_suit": session.next_suit(),
+        "shots": [
+            {
+                "shot": shot.number,
+                "suit": shot.suit,
+                "size": list(shot.size),
+                "cards": sum(c.shot == shot.number for c in candidates),
+            }
+            for shot in session.shots
+        ],
+        "candidates": [candidate_json(session, c) for c in candidates],
+        "cards": counted,
+        "flagged": sum(c.flagged for c in candidates),
+        "missing": list(problems.missing),
+        "duplicates": {card: list(numbers) for card, numbers in problems.duplicates.items()},
+        "problems": problems.lines(),
+        "ready": counted > 0 and not problems.duplicates,
+    }
