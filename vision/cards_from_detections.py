@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from scorer.cards import Card
-from vision.detections import CORNER_UNKNOWN, Detections, card_of_class
+from vision.detections import CORNER_UNKNOWN, Detections, card_of_class, class_of_card
 
 Box = tuple[float, float, float, float]
 Point = tuple[float, float]
@@ -99,6 +99,15 @@ def cards_from_detections(
     """Group the corner indices of one frame into cards; report impossible duplicates."""
     kept = _suppress_duplicates(detections[detections.scores >= config.min_score], config)
     known = kept[kept.class_ids >= 0]
+    cards, conflicts = _cards(known, config)
+    misread = _misread_corners(cards, known, config)
+    if misread.any():
+        cards, conflicts = _cards(known[~misread], config)
+    cards.sort(key=lambda s: (s.centre[1], s.centre[0]))
+    return FrameCards(tuple(cards), tuple(conflicts), kept[kept.class_ids < 0])
+
+
+def _cards(known: Detections, config: PairingConfig) -> tuple[list[SeenCard], list[Conflict]]:
     cards: list[SeenCard] = []
     conflicts: list[Conflict] = []
     for class_id in np.unique(known.class_ids).tolist():
@@ -116,8 +125,33 @@ def cards_from_detections(
         else:
             reason = f"{card} seen at {len(sightings)} places that cannot be one card"
         conflicts.append(Conflict(card, tuple(s.centre for s in sightings), same, reason))
-    cards.sort(key=lambda s: (s.centre[1], s.centre[0]))
-    return FrameCards(tuple(cards), tuple(conflicts), kept[kept.class_ids < 0])
+    return cards, conflicts
+
+
+def _misread_corners(
+    cards: list[SeenCard], known: Detections, config: PairingConfig
+) -> npt.NDArray[np.bool_]:
+    """The indices that sit exactly on the fourth corner of a card seen by three.
+
+    On a four-index deck three corners of a card fix its fourth: an index of another
+    identity there is that card's own index misread (nothing else can lie on that corner
+    without covering it), not a second card.
+    """
+    misread = np.zeros(len(known), bool)
+    centres, sizes = known.centres.astype(np.float64), known.sizes.astype(np.float64)
+    for seen in cards:
+        if seen.corners_seen != 3:
+            continue
+        corners = seen.detections.centres.astype(np.float64)
+        far = np.hypot(*(corners[:, None, :] - corners[None, :, :]).transpose(2, 0, 1))
+        i, j = np.unravel_index(int(far.argmax()), far.shape)  # the diagonal
+        spot = corners[i] + corners[j] - corners[3 - int(i) - int(j)]
+        size = seen.glyph_size
+        near = np.hypot(*(centres - spot).T) < config.same_glyph * size
+        alike = np.maximum(sizes, size) <= config.size_ratio * np.minimum(sizes, size)
+        other = known.class_ids != class_of_card(seen.card)
+        misread |= near & alike & other
+    return misread
 
 
 def _suppress_duplicates(d: Detections, config: PairingConfig) -> Detections:

@@ -7,7 +7,7 @@ import pytest
 from scorer.cards import parse_card
 from tests.vision.tabletop import card_detections, row_detections, table, without_corners
 from vision.cards_from_detections import PairingConfig, cards_from_detections
-from vision.detections import Detections
+from vision.detections import Detections, class_of_card
 
 
 def test_two_corners_make_one_card_at_its_centre() -> None:
@@ -42,6 +42,18 @@ def test_four_index_decks_make_one_card(corners: str, orientation: bool) -> None
                                                                  "QH": 4}  # fmt: skip
     assert not seen.conflicts
     assert seen.by_card()[parse_card("KS")].centre == pytest.approx((300, 200))
+
+
+def test_a_misread_fourth_corner_is_not_a_second_card() -> None:
+    card = card_detections("KS", (300, 200), corners="tl tr bl br")
+    misread = Detections(card.boxes, card.scores, [class_of_card(parse_card("KS"))] * 3
+                         + [class_of_card(parse_card("AS"))])  # fmt: skip
+    beside = card_detections("AS", (600, 400), corners="tl")  # a real lone AS elsewhere stays
+    seen = cards_from_detections(table([misread]))
+    assert [str(c.card) for c in seen.cards] == ["KS"] and not seen.conflicts
+    seen = cards_from_detections(table([misread, beside]))
+    assert sorted(str(c.card) for c in seen.cards) == ["AS", "KS"] and not seen.conflicts
+    assert seen.by_card()[parse_card("AS")].centre == pytest.approx((600 - 33, 400 - 47))
 
 
 def test_five_indices_are_not_one_card() -> None:
