@@ -40,7 +40,7 @@ class Clip:
 
 @dataclass(frozen=True)
 class CameraConfig:
-    """How far the camera wanders and how often a hand covers the play rows."""
+    """The webcam: glyph size, how far it shakes, and its noise, JPEG and blur."""
 
     glyph: float = 16.0  # corner-index height in pixels
     shake_px: float = 6.0
@@ -165,7 +165,7 @@ def play_clip(
     camera: CameraConfig = CameraConfig(),
 ) -> Clip:
     """Two players (bottom, top) lay `plays` one card at a time, each into an overlapping row in
-    front of them. After each card the layer's hand lingers over the rows for two frames."""
+    front of them. After each card the player's hand lingers over the rows for two frames."""
     rng = np.random.default_rng([seed, 2])
     light = _lighting(seed)
     laid: dict[Seat, list[str]] = {"bottom": [], "top": []}
