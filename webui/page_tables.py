@@ -38,7 +38,8 @@ class PageTables:
     def update(
         self, game_id: str, game: Game, seen: FrameCards, size: tuple[int, int]
     ) -> dict[str, Any]:
-        """Add one frame of `game_id`; returns the smoothed table (`table_json`) plus `shows`."""
+        """Add one frame of `game_id`; returns the smoothed table (`table_json`) plus `seats`
+        (each frame edge's game seat) and `shows`."""
         players = game.settings.players
         deal = game.deal_state.number if game.deal_state else 0
         dealer = None if game.dealer is None else table_seat(players, game.dealer)
@@ -53,7 +54,8 @@ class PageTables:
             while len(self._smoothers) > self._kept:
                 self._smoothers.popitem(last=False)
             state = kept[2].update(seen, size, dealer=dealer).state
-        return {**table_json(state), "shows": shows(state, game)}
+        seats = {edge: game_seat(players, edge) for edge in state.layout.seats}
+        return {**table_json(state), "seats": seats, "shows": shows(state, game)}
 
 
 def shows(state: TableState, game: Game) -> list[dict[str, Any]]:

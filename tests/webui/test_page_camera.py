@@ -41,6 +41,7 @@ def test_the_show_on_camera_is_counted_once_the_table_is_steady(db_path: Path) -
     roles = {c["card"]: c["role"] for c in last["table"]["cards"]}
     assert roles == ({c: "hand:bottom" for c in BOTTOM} | {c: "hand:top" for c in TOP}
                      | {c: "crib:bottom" for c in CRIB} | {"5D": "starter"})  # fmt: skip
+    assert last["table"]["seats"] == {"bottom": 0, "top": 1}
     shows = {(s["role"], s["seat"]): s for s in last["table"]["shows"]}
     for key, cards in {("hand", 0): BOTTOM, ("hand", 1): TOP, ("crib", 0): CRIB}.items():
         expected = score_show(parse_cards(cards), parse_cards(["5D"])[0], crib=key[0] == "crib")

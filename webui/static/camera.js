@@ -190,10 +190,7 @@ class ServerCamera {
 function renderCameraTable(list, table, seatName) {
   list.replaceChildren();
   if (!table) return;
-  const who = (edge) => {
-    const show = table.shows.find((s) => s.edge === edge && s.seat !== null);
-    return show ? seatName(show.seat) : edge;
-  };
+  const who = (edge) => (table.seats[edge] === undefined ? edge : seatName(table.seats[edge]));
   for (const show of table.shows) {
     const owner = show.seat === null ? show.edge : seatName(show.seat);
     const items = show.items.map((i) => `${i.name} ${i.points}`).join(", ");
