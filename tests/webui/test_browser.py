@@ -53,7 +53,7 @@ def server(tmp_path: Path) -> Iterator[Server]:
     running.stop()
 
 
-def test_play_from_the_page_and_a_second_page_follows(server: Server) -> None:
+def test_play_from_the_page_and_a_second_page_follows(server: Server, tmp_path: Path) -> None:
     with chromium() as browser:
         errors: list[str] = []
         page = phone_page(browser, errors)
@@ -86,6 +86,7 @@ def test_play_from_the_page_and_a_second_page_follows(server: Server) -> None:
         assert watcher.locator("#muggins button").count() == 0  # not a muggins game
         scores = watcher.inner_text("#scores").split()
         assert scores == ["Ann", "0", "Bob", "4", "deals", "·", "crib"]  # heels + 15
+        watcher.screenshot(path=str(tmp_path / "watcher.png"), full_page=True)
 
         page.click("#undo")
         watcher.wait_for_function(
@@ -93,3 +94,4 @@ def test_play_from_the_page_and_a_second_page_follows(server: Server) -> None:
         )
         assert page.is_disabled("#picker button[data-card='7H']")  # already played
         assert errors == []
+    assert (tmp_path / "watcher.png").stat().st_size > 0

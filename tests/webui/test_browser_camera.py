@@ -22,7 +22,7 @@ def server(tmp_path: Path) -> Iterator[Server]:
     running.stop()
 
 
-def test_demo_photo_server_camera_and_settle_it(server: Server) -> None:
+def test_demo_photo_server_camera_and_settle_it(server: Server, tmp_path: Path) -> None:
     status, created = server.call("POST", "/api/games", {"players": 2, "first_dealer": 1})
     assert status == 201
     game = "/api/games/" + created["id"]
@@ -56,4 +56,6 @@ def test_demo_photo_server_camera_and_settle_it(server: Server) -> None:
         page.wait_for_selector("#settle-out li >> nth=2")
         text = page.inner_text("#settle-out")
         assert "Count 15" in text and "15 for 2, run of 3 for 3 (5)" in text
+        page.screenshot(path=str(tmp_path / "settle.png"), full_page=True)
         assert errors == []
+    assert (tmp_path / "settle.png").stat().st_size > 0
