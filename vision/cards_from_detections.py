@@ -34,7 +34,7 @@ class PairingConfig:
     """Thresholds, in glyph sizes (the longer side of an index box) unless said otherwise."""
 
     #: Detections below this score are ignored.
-    min_score: float = 0.25
+    min_score: float = 0.4
     #: Boxes overlapping more than this (IoU) are one glyph read twice: the best score wins.
     nms_iou: float = 0.5
     #: Same-identity boxes closer than this are one glyph too.
