@@ -1,4 +1,5 @@
-/* Cards as text: "10H" -> "10♥"; the 52-card picker used for every manual entry. */
+/* Cards as text: "10H" -> "10♥"; the 52-card picker used for every manual entry; and `el`, the
+   small element builder every page script uses. */
 "use strict";
 const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
 const SUITS = [["S", "♠"], ["H", "♥"], ["D", "♦"], ["C", "♣"]];
@@ -69,4 +70,16 @@ class CardPicker {
     for (const [c, button] of this.buttons) button.classList.toggle("chosen", this.chosen.includes(c));
     this.onChange(this.chosen);
   }
+}
+
+/* An element with attributes (`onclick` is a listener, `class` the class name) and children. */
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "onclick") node.addEventListener("click", v);
+    else if (k === "class") node.className = v;
+    else node.setAttribute(k, v);
+  }
+  for (const child of children) node.append(child);
+  return node;
 }

@@ -12,17 +12,6 @@ let tuneState = null; // the last tune state seen, to refresh the decks when it 
 let pollTimer = null;
 let stream = null;    // the browser camera's stream while it is on
 
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "onclick") node.addEventListener("click", v);
-    else if (k === "class") node.className = v;
-    else node.setAttribute(k, v);
-  }
-  for (const child of children) node.append(child);
-  return node;
-}
-
 function percent(value) {
   return typeof value === "number" ? `${Math.round(value * 1000) / 10}%` : "n/a";
 }

@@ -8,17 +8,6 @@ let state = null;
 let pickerAction = null;  // what the picker's OK does with the chosen cards
 let pickerUnavailable = [];  // the cards the open picker greys out
 
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "onclick") node.addEventListener("click", v);
-    else if (k === "class") node.className = v;
-    else node.setAttribute(k, v);
-  }
-  for (const child of children) node.append(child);
-  return node;
-}
-
 function seatName(seat) { return state.names[seat] || `Seat ${seat + 1}`; }
 function sideNames() {
   if (state.settings.players !== 4) return state.names.slice();
