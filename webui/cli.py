@@ -34,6 +34,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
                              "with SOURCE the server reads that camera itself: a camera index, "
                              "a video file, an image file or folder, or an MJPEG/HTTP URL "
                              "(a phone IP-webcam app)")  # fmt: skip
+    parser.add_argument("--decks", type=Path,
+                        help="deck profiles folder (default: <models>/decks in a checkout, "
+                             "else the user data folder)")  # fmt: skip
     parser.add_argument("--lan", action="store_true",
                         help="listen on the local network over HTTPS (self-signed certificate) "
                              "and ask other devices for a pairing code")  # fmt: skip
@@ -58,6 +61,7 @@ def app_config(args: argparse.Namespace, code: str | None) -> dict[str, Any]:
         "CAMERA_SOURCE": args.camera or None,
         "DETECTOR": load_detector(),
         "PAIRING_CODE": code,
+        "DECKS_DIR": args.decks,
     }
 
 

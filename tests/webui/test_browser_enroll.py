@@ -19,7 +19,9 @@ from vision.synth import load_decks
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[Server]:
-    running = Server(tmp_path / "games.sqlite3", tmp_path / "data")
+    running = Server(
+        tmp_path / "games.sqlite3", tmp_path / "data", ["--decks", str(tmp_path / "decks")]
+    )  # never the checkout's models/decks
     yield running
     running.stop()
 
@@ -63,4 +65,5 @@ def test_enrol_a_suit_correct_a_card_and_save(server: Server, tmp_path: Path) ->
         page.screenshot(path=str(tmp_path / "enrol.png"), full_page=True)
     assert set(labels) <= {f"{rank}♣" for rank in RANKS}
     assert (tmp_path / "enrol.png").stat().st_size > 0
+    assert (tmp_path / "decks" / "kitchen" / "profile.json").exists()
     assert errors == []
