@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +10,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from tests.webui.test_serve import Server
 from webui import create_app
 
 
@@ -64,3 +65,11 @@ def play_to_pegging(act: Act, game_id: str) -> None:
     act(game_id, kind="discard", seat=0, cards=["9H", "QD"])
     act(game_id, kind="discard", seat=1, cards=["KH", "8S"])
     act(game_id, kind="starter", card="5S")
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    """`cribcam serve` on a free port with its own database (a module may override it)."""
+    running = Server(tmp_path / "games.sqlite3", tmp_path / "data")
+    yield running
+    running.stop()

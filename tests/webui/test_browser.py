@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import pytest
 from playwright import sync_api
 
 from tests.webui.test_serve import Server
@@ -44,13 +43,6 @@ def phone_page(browser: sync_api.Browser, errors: list[str]) -> sync_api.Page:
     page.set_default_timeout(90_000)  # a loaded 2-core machine is slow
     page.on("pageerror", lambda error: errors.append(str(error)))
     return page
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    running = Server(tmp_path / "games.sqlite3", tmp_path / "data")
-    yield running
-    running.stop()
 
 
 def test_play_from_the_page_and_a_second_page_follows(server: Server, tmp_path: Path) -> None:

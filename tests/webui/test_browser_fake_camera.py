@@ -5,12 +5,10 @@ server smooths the table, and the page lists each hand with the right cards and 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
 import numpy as np
-import pytest
 from playwright import sync_api
 
 from scorer.cards import parse_cards
@@ -33,13 +31,6 @@ def write_y4m(clip: Clip, path: Path, fps: int = 2) -> None:
         for frame in clip.frames:
             out.write(b"FRAME\n")
             out.write(np.ascontiguousarray(cv2.cvtColor(frame, cv2.COLOR_BGR2YUV_I420)).tobytes())
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    running = Server(tmp_path / "games.sqlite3", tmp_path / "data")
-    yield running
-    running.stop()
 
 
 def test_fake_camera_shows_the_right_cards_and_show_scores(server: Server, tmp_path: Path) -> None:

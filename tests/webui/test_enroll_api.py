@@ -521,15 +521,21 @@ class RecordingCardReader:
         return Detections.empty()
 
 
-def test_detection_reads_with_the_deck_in_use(
-    tmp_path: Path, db_path: Path, decks_dir: Path, reader: ShotReader, decks: list[Deck],
-    tuner: FakeTuner, monkeypatch: pytest.MonkeyPatch,
-) -> None:  # fmt: skip
+def recording_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A models folder whose readers are `RecordingCardReader`s (nothing is really loaded)."""
     models = tmp_path / "models"
     models.mkdir()
     for name in (DETECTOR_FILE, READER_FILE):
         (models / name).write_bytes(b"onnx")
     monkeypatch.setattr(vision.detector, "CardReader", RecordingCardReader)
+    return models
+
+
+def test_detection_reads_with_the_deck_in_use(
+    tmp_path: Path, db_path: Path, decks_dir: Path, reader: ShotReader, decks: list[Deck],
+    tuner: FakeTuner, monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    models = recording_models(tmp_path, monkeypatch)
     RecordingCardReader.made = []
     detector = PhotoReader(models)
     app = make_app(db_path, decks_dir, DETECTOR=detector, ENROLL_READER=lambda: reader,
@@ -573,11 +579,7 @@ def test_the_active_deck_reads_from_the_start(
     (staged / READER_FILE).write_text("reader")
     store.commit(staged, {"name": "kitchen", "crops": []})
     store.use("kitchen")
-    models = tmp_path / "models"
-    models.mkdir()
-    for name in (DETECTOR_FILE, READER_FILE):
-        (models / name).write_bytes(b"onnx")
-    monkeypatch.setattr(vision.detector, "CardReader", RecordingCardReader)
+    models = recording_models(tmp_path, monkeypatch)
     detector = PhotoReader(models)
     make_app(db_path, decks_dir, DETECTOR=detector)
     assert detector.card_reader().reader_path == decks_dir / "kitchen" / READER_FILE
@@ -588,11 +590,7 @@ def test_the_server_camera_reads_with_the_deck_chosen(
     tuner: FakeTuner, monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # fmt: skip
     """`cribcam serve --camera SOURCE` follows the deck chosen on the page, without a restart."""
-    models = tmp_path / "models"
-    models.mkdir()
-    for name in (DETECTOR_FILE, READER_FILE):
-        (models / name).write_bytes(b"onnx")
-    monkeypatch.setattr(vision.detector, "CardReader", RecordingCardReader)
+    models = recording_models(tmp_path, monkeypatch)
     RecordingCardReader.made, RecordingCardReader.read_with = [], []
     app = make_app(db_path, decks_dir, DETECTOR=PhotoReader(models), ENROLL_READER=lambda: reader,
                    DECK_TUNER=tuner, CAMERA_SOURCE="fake", CAMERA_OPENER=lambda spec: Frames(),
