@@ -24,7 +24,6 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from scorer.cards import DECK
-from vision.cards_from_detections import cards_from_detections
 from vision.clips import Clip, play_clip, show_clip
 from vision.detector import CardReader
 from vision.roles import Seat, TableLayout, TableState
@@ -42,7 +41,7 @@ def run(clip: Clip, reader: CardReader, dealer: Seat | None, times: list[float]
     state = None
     for frame in clip.frames:
         start = time.perf_counter()
-        seen = cards_from_detections(reader.read(frame))
+        seen = reader.cards(frame)
         smoothed = smoother.update(seen, (frame.shape[1], frame.shape[0]), dealer=dealer)
         times.append(time.perf_counter() - start)
         events.extend(smoothed.events)

@@ -46,7 +46,7 @@ def pipeline(reader: CardReader, photos: list[bytes]) -> dict[str, float]:
         decoded = time.perf_counter()
         found = reader.read(frame)
         read = time.perf_counter()
-        seen = cards_from_detections(found)
+        seen = cards_from_detections(found, reader.pairing)
         assign_roles(seen, layout, (frame.shape[1], frame.shape[0]))
         done = time.perf_counter()
         times = reader.last_times

@@ -41,7 +41,8 @@ class PairingConfig:
     same_glyph: float = 0.75
     #: Two indices of one card are this far apart, centre to centre (nominal, min, max).
     pair_nominal: float = 5.7
-    pair_min: float = 2.5
+    #: (2.2: the side-by-side indices of a narrow four-index card lie ~2.4 apart.)
+    pair_min: float = 2.2
     pair_max: float = 9.0
     #: The two indices of one card differ in size by at most this factor (perspective).
     size_ratio: float = 2.0

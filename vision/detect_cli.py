@@ -1,15 +1,15 @@
-"""`cribcam detect` and `cribcam eval`: the card models on photos, from the command line."""
+"""`cribcam detect`, `eval` and `calibrate`: the card models on photos, from the command line."""
 
 from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import asdict
 from pathlib import Path
 
 import cv2
 
 from scorer.cards import parse_card
-from vision.cards_from_detections import cards_from_detections
 from vision.detector import MODELS_DIR, CardReader, frame_json
 from vision.profiles import ProfileStore, default_root
 from vision.roles import TableLayout, assign_roles
@@ -56,10 +56,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
     evaluate = commands.add_parser("eval", help="measure card reading on labelled photos")
     evaluate.add_argument("dataset", type=Path, help="a YOLO folder with images/ and labels/")
-    evaluate.add_argument(
-        "--split", type=Path, help="JSON of {part: [file names]}; evaluate one part (--part)"
-    )
-    evaluate.add_argument("--part", default="holdout", help="which part of --split (holdout)")
+    _split_options(evaluate, default_part="holdout")
     evaluate.add_argument(
         "--out",
         type=Path,
@@ -68,6 +65,39 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     evaluate.add_argument("--models", type=Path, default=MODELS_DIR, help="model folder")
     evaluate.set_defaults(run=run_eval)
+
+    calibrate = commands.add_parser(
+        "calibrate", help="fit how the two stages' scores combine, on labelled photos"
+    )
+    calibrate.add_argument("dataset", type=Path, help="a YOLO folder with images/ and labels/")
+    _split_options(calibrate, default_part="train")
+    calibrate.add_argument(
+        "--precision", type=float, default=0.98,
+        help="card precision the threshold must reach on these photos (0.98)",
+    )  # fmt: skip
+    calibrate.add_argument(
+        "--models", type=Path, default=MODELS_DIR,
+        help="model folder; its calibration.json is (re)written",
+    )  # fmt: skip
+    calibrate.set_defaults(run=run_calibrate)
+
+
+def _split_options(parser: argparse.ArgumentParser, default_part: str) -> None:
+    parser.add_argument(
+        "--split", type=Path, help="JSON of {part: [file names]}; use one part (--part)"
+    )
+    parser.add_argument(
+        "--part", default=default_part, help=f"which part of --split ({default_part})"
+    )
+
+
+def _split_names(args: argparse.Namespace) -> list[str] | None:
+    if not args.split:
+        return None
+    parts = json.loads(args.split.read_text())
+    if args.part not in parts:
+        raise SystemExit(f"{args.split} has no part {args.part!r}; it has {', '.join(parts)}")
+    return list(parts[args.part])
 
 
 def _deck_options(parser: argparse.ArgumentParser) -> None:
@@ -90,7 +120,7 @@ def run_detect(args: argparse.Namespace) -> int:
     layout = TableLayout(args.seats) if args.seats else None
     for path in args.images:
         frame = read_image(path)
-        seen = cards_from_detections(reader.read(frame))
+        seen = reader.cards(frame)
         result = frame_json(str(path), seen)
         if layout is not None:
             height, width = frame.shape[:2]
@@ -131,7 +161,7 @@ def run_watch(args: argparse.Namespace) -> int:
     last: dict[str, str] = {}
     with open_source(args.source) as source:
         for frame in source:
-            seen = cards_from_detections(reader.read(frame.image))
+            seen = reader.cards(frame.image)
             update = smoother.update(
                 seen, frame.size, dealer=args.dealer, timestamp=frame.timestamp
             )
@@ -150,10 +180,7 @@ def run_watch(args: argparse.Namespace) -> int:
 def run_eval(args: argparse.Namespace) -> int:
     from vision.evaluate import evaluate, save_confusion_png, save_worst_grid
 
-    names = None
-    if args.split:
-        names = json.loads(args.split.read_text())[args.part]
-    report = evaluate(CardReader(args.models), args.dataset, names)
+    report = evaluate(CardReader(args.models), args.dataset, _split_names(args))
     args.out.mkdir(parents=True, exist_ok=True)
     summary = report.summary()
     (args.out / "report.json").write_text(json.dumps(summary, indent=1))
@@ -161,4 +188,15 @@ def run_eval(args: argparse.Namespace) -> int:
     save_worst_grid(report.images, args.dataset, args.out / "worst.jpg")
     shown = {k: v for k, v in summary.items() if k != "per_class_recall"}
     print(json.dumps(shown, indent=1))
+    return 0
+
+
+def run_calibrate(args: argparse.Namespace) -> int:
+    from vision.calibrate import calibrate
+    from vision.calibration import CALIBRATION_FILE
+
+    names = _split_names(args)
+    calibration, record = calibrate(CardReader(args.models), args.dataset, names, args.precision)
+    calibration.save(args.models / CALIBRATION_FILE, **record)
+    print(json.dumps({**asdict(calibration), **record}, indent=1))
     return 0

@@ -19,7 +19,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.cards_from_detections import FrameCards, cards_from_detections
+from vision.calibration import ScoreCalibration
+from vision.cards_from_detections import FrameCards, PairingConfig, cards_from_detections
 from vision.crops import crop_index
 from vision.detections import Detections
 from vision.errors import VisionError
@@ -96,12 +97,14 @@ class CardReader:
     backend: str = "auto"
     detector_size: int = 640
     reader_size: int = 64
-    min_score: float = 0.25
+    #: Boxes the detector scores below this are not read at all.
+    min_score: float = 0.1
     #: Quarter turns each index crop is read at (1 = as cut).
     read_turns: int = 4
     last_times: StageTimes = field(default_factory=StageTimes)
     runtime: str = field(init=False, default="")
     reader_path: Path | None = None
+    calibration: ScoreCalibration | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         detector = self.models_dir / DETECTOR_FILE
@@ -112,8 +115,37 @@ class CardReader:
         self._detect, self.runtime = load_model(detector, self.backend)
         self._read, _ = load_model(reader, self.backend)
         self._columns = reader_columns(reader)
+        self.calibration = ScoreCalibration.load(self.models_dir)
 
     def read(self, frame: Image) -> Detections:
+        """Every corner index found, its class and the calibrated chance its reading is right."""
+        boxes, box_scores, probabilities = self.corners(frame)
+        start = time.perf_counter()
+        confidence = probabilities.max(axis=1)
+        scores = (
+            self.calibration.score(box_scores, confidence)
+            if self.calibration
+            else np.clip(box_scores * confidence, 0, 1)
+        )
+        detections = Detections(boxes, scores, probabilities.argmax(axis=1))
+        self.last_times.postprocess = _ms_since(start)
+        return detections
+
+    def cards(self, frame: Image) -> FrameCards:
+        """The physical cards in a frame, at this model's card threshold."""
+        return cards_from_detections(self.read(frame), self.pairing)
+
+    @property
+    def pairing(self) -> PairingConfig:
+        """Pairing settings with the card threshold the models were calibrated for."""
+        if self.calibration is None:
+            return PairingConfig()
+        return PairingConfig(min_score=self.calibration.card_threshold)
+
+    def corners(
+        self, frame: Image
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """Both stages' raw outputs: boxes (frame pixels), box scores and N × 52 probabilities."""
         times = StageTimes()
         start = time.perf_counter()
         batch, scale, pad = letterbox(frame, self.detector_size)
@@ -129,7 +161,7 @@ class CardReader:
         height, width = frame.shape[:2]
         boxes = np.clip(boxes, 0, [width, height, width, height]).astype(np.float32)
         sizeable = (boxes[:, 2] - boxes[:, 0] >= 2) & (boxes[:, 3] - boxes[:, 1] >= 2)
-        boxes, found = boxes[sizeable], raw[keep, 4][sizeable]
+        boxes, found = boxes[sizeable], raw[keep, 4][sizeable].astype(np.float32)
         crops = (
             np.stack([crop_index(frame, box, self.reader_size) for box in boxes])
             if len(boxes)
@@ -140,14 +172,8 @@ class CardReader:
         start = time.perf_counter()
         probabilities = self.classify(crops)
         times.read = _ms_since(start)
-
-        start = time.perf_counter()
-        classes = probabilities.argmax(axis=1)
-        confidence = probabilities.max(axis=1)
-        detections = Detections(boxes, np.clip(found * confidence, 0, 1), classes)
-        times.postprocess = _ms_since(start)
         self.last_times = times
-        return detections
+        return boxes, found, probabilities
 
     def read_bytes(self, data: bytes) -> Detections:
         return self.read(decode_image(data))
@@ -243,7 +269,7 @@ class PhotoReader:
         """The physical cards in the image bytes, and the image's width and height."""
         frame = decode_image(image)
         height, width = frame.shape[:2]
-        return cards_from_detections(self.card_reader().read(frame)), (width, height)
+        return self.card_reader().cards(frame), (width, height)
 
     def detect(self, image: bytes, name: str) -> dict[str, Any]:
         return frame_json(name, self.read_frame(image)[0])

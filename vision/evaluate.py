@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ from tqdm import tqdm
 
 from vision.cards_from_detections import cards_from_detections
 from vision.detections import CLASS_NAMES, Detections
-from vision.detector import CardReader
+from vision.detector import CardReader, Image
 from vision.sources import read_image
 
 IOU_MATCH = 0.5
@@ -81,22 +81,29 @@ class Report:
         }
 
 
-def evaluate(reader: CardReader, dataset: Path, names: Iterable[str] | None = None) -> Report:
-    """Read every labelled photo of a YOLO folder (images/, labels/) and compare."""
+def labelled_photos(
+    dataset: Path, names: Iterable[str] | None = None
+) -> Iterator[tuple[Path, Image, Detections]]:
+    """Each photo of a YOLO folder (images/, labels/; `names` only, when given), decoded, with
+    its labelled boxes; a photo without a label file shows no card. Progress is shown."""
     images = sorted((dataset / "images").glob("*.jpg")) + sorted((dataset / "images").glob("*.png"))
     if names is not None:
         wanted = set(names)
         images = [p for p in images if p.name in wanted]
-    report = Report()
-    for path in tqdm(images, desc="evaluating", unit="img"):
+    for path in tqdm(images, desc=f"reading {dataset.name}", unit="img"):
         frame = read_image(path)
         height, width = frame.shape[:2]
         label = dataset / "labels" / (path.stem + ".txt")
-        truth = Detections.from_yolo_labels(
-            label.read_text() if label.exists() else "", width, height
-        )
+        text = label.read_text() if label.exists() else ""
+        yield path, frame, Detections.from_yolo_labels(text, width, height)
+
+
+def evaluate(reader: CardReader, dataset: Path, names: Iterable[str] | None = None) -> Report:
+    """Read every labelled photo of a YOLO folder (images/, labels/) and compare."""
+    report = Report()
+    for path, frame, truth in labelled_photos(dataset, names):
         found = reader.read(frame)
-        cards = cards_from_detections(found)
+        cards = cards_from_detections(found, reader.pairing)
         report.images.append(
             ImageResult(
                 path.name,

@@ -23,8 +23,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from vision.cards_from_detections import cards_from_detections
-from vision.detections import Detections
+from vision.cards_from_detections import FrameCards
 from vision.detector import ModelMissingError
 from vision.roles import Seat
 from vision.smoothing import TableSmoother
@@ -44,9 +43,9 @@ _VOLATILE = ("frames", "dropped", "frame", "revision")
 
 
 class FrameReader(Protocol):
-    """Reads the corner indices of one decoded frame (`vision.detector.CardReader`)."""
+    """Reads the cards of one decoded frame (`vision.detector.CardReader`)."""
 
-    def read(self, frame: Image) -> Detections: ...
+    def cards(self, frame: Image) -> FrameCards: ...
 
 
 #: The reader to read the next frame with. Called for every frame, from the capture thread:
@@ -220,7 +219,7 @@ class CameraFeed:
     def _process(self, frame: Frame) -> None:
         start = time.perf_counter()
         try:  # the deck in use's reader, asked for anew: a deck chosen meanwhile reads this frame
-            seen = cards_from_detections(self._reader_factory().read(frame.image))
+            seen = self._reader_factory().cards(frame.image)
         except Exception as error:  # one bad frame must not stop the camera
             log.warning("camera frame %d not read: %s", frame.index, error)
             self._set_status(detail=f"frame {frame.index} could not be read: {error}")

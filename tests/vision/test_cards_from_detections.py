@@ -102,6 +102,15 @@ def test_two_lone_indices_too_close_or_far_for_one_card_conflict() -> None:
     assert cards_from_detections(near).cards == ()
 
 
+def test_a_narrow_four_index_card_is_one_card() -> None:
+    # Rendered Dondorf: 20-px indices whose left and right centres lie 2.4 index sizes apart.
+    centres = [(-24, -36), (24, -36), (-24, 36), (24, 36)]
+    boxes = [[100 + x - 4, 100 + y - 10, 100 + x + 4, 100 + y + 10] for x, y in centres]
+    seen = cards_from_detections(Detections(boxes, [0.9, 0.85, 0.5, 0.45], [14] * 4))
+    assert [(str(c.card), c.corners_seen) for c in seen.cards] == [("2D", 4)]
+    assert not seen.conflicts
+
+
 def test_duplicate_readings_of_one_glyph_are_merged() -> None:
     d = table([card_detections("6H", (300, 300), score=0.9)])
     misread = Detections(d.boxes[:1] + 1, [0.5], [d.class_ids[0] + 3])  # 9H at the same spot

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from vision.cards_from_detections import cards_from_detections
 from vision.clips import Clip, play_clip, show_clip
 from vision.detector import CardReader
 from vision.roles import Seat, TableLayout, TableState
@@ -39,7 +38,7 @@ def run(
     state = None
     for frame in clip.frames:
         height, width = frame.shape[:2]
-        smoothed = smoother.update(cards_from_detections(reader.read(frame)), (width, height),
+        smoothed = smoother.update(reader.cards(frame), (width, height),
                                    dealer=dealer)  # fmt: skip
         events.extend(smoothed.events)
         state = smoothed.state

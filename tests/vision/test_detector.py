@@ -8,7 +8,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.cards_from_detections import cards_from_detections
 from vision.detections import CLASS_NAMES, Detections
 from vision.detector import MODELS_DIR, CardReader, ModelMissingError, PhotoReader
 from vision.errors import BadImageError
@@ -38,7 +37,7 @@ def test_reads_the_right_cards_on_sample_photos(
 ) -> None:
     frame = read_image(SAMPLES / "images" / name)
     truth = labelled_cards(name, frame.shape[1], frame.shape[0])
-    read = {str(card.card) for card in cards_from_detections(reader.read(frame)).cards}
+    read = {str(card.card) for card in reader.cards(frame).cards}
     assert read <= truth, f"{name}: read cards that are not there: {sorted(read - truth)}"
     assert len(read) >= at_least, f"{name}: read only {sorted(read)}"
 
@@ -51,7 +50,7 @@ def test_stage_times_are_reported(reader: CardReader) -> None:
 
 def test_an_empty_table_reads_no_cards(reader: CardReader) -> None:
     felt = np.full((480, 640, 3), (40, 110, 40), np.uint8)
-    assert len(cards_from_detections(reader.read(felt)).cards) == 0
+    assert len(reader.cards(felt).cards) == 0
 
 
 def test_photo_reader_answers_the_detect_json_shape() -> None:

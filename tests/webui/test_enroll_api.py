@@ -25,6 +25,7 @@ import webui.decks
 from tests.vision.test_enroll import CLUBS, FIXTURE, Templates, layout
 from tests.webui.fakes import Frames
 from tests.webui.test_camera import wait_for
+from vision.cards_from_detections import FrameCards, cards_from_detections
 from vision.detections import Detections
 from vision.detector import DETECTOR_FILE, READER_FILE, PhotoReader
 from vision.profiles import ProfileStore
@@ -519,6 +520,9 @@ class RecordingCardReader:
     def read(self, frame: Image) -> Detections:
         RecordingCardReader.read_with.append(self.reader_path)
         return Detections.empty()
+
+    def cards(self, frame: Image) -> FrameCards:
+        return cards_from_detections(self.read(frame))
 
 
 def recording_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

@@ -1,0 +1,95 @@
+"""Score calibration: the fit finds known weights, bad files are named, the CLI writes one."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cribcam.cli import main
+from vision.calibration import (
+    CALIBRATION_FILE,
+    CalibrationError,
+    ScoreCalibration,
+    choose_threshold,
+    fit_weights,
+)
+from vision.detector import MODELS_DIR, CardReader
+
+SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
+
+
+def test_the_fit_recovers_the_weights_that_made_the_labels() -> None:
+    rng = np.random.default_rng(3)
+    box = rng.uniform(0.05, 1.0, 20000).astype(np.float32)
+    read = rng.uniform(0.05, 1.0, 20000).astype(np.float32)
+    made = ScoreCalibration(bias=1.5, box_weight=0.5, read_weight=4.0, card_threshold=0.8)
+    right = rng.uniform(size=20000) < made.score(box, read)
+    bias, box_weight, read_weight = fit_weights(box, read, right)
+    assert (bias, box_weight, read_weight) == pytest.approx((1.5, 0.5, 4.0), abs=0.25)
+
+
+def test_the_fit_needs_right_and_wrong_readings() -> None:
+    ones = np.ones(5, np.float32)
+    with pytest.raises(CalibrationError, match="5 right of 5"):
+        fit_weights(ones, ones, np.ones(5, bool))
+
+
+def test_scores_rise_with_either_stage() -> None:
+    calibration = ScoreCalibration(2.9, 0.6, 4.5, 0.82)
+    scores = calibration.score(
+        np.array([0.1, 0.1, 0.5], np.float32), np.array([0.9, 0.99, 0.99], np.float32)
+    )
+    assert 0 < scores[0] < scores[1] < scores[2] < 1
+
+
+def test_the_lowest_threshold_reaching_the_target_is_chosen() -> None:
+    precision = {0.3: 0.90, 0.4: 0.97, 0.5: 0.99, 0.6: 0.985}
+    assert choose_threshold(precision.__getitem__, 0.98, precision) == 0.5
+    assert choose_threshold(precision.__getitem__, 0.999, precision) == 0.6
+
+
+def test_a_folder_without_calibration_has_none(tmp_path: Path) -> None:
+    assert ScoreCalibration.load(tmp_path) is None
+
+
+def test_a_broken_calibration_file_is_named(tmp_path: Path) -> None:
+    (tmp_path / CALIBRATION_FILE).write_text('{"bias": 1}')
+    with pytest.raises(CalibrationError, match=str(tmp_path / CALIBRATION_FILE)):
+        ScoreCalibration.load(tmp_path)
+
+
+def test_the_shipped_models_read_at_their_calibrated_threshold() -> None:
+    reader = CardReader()
+    shipped = json.loads((MODELS_DIR / CALIBRATION_FILE).read_text())
+    assert reader.calibration is not None
+    assert reader.pairing.min_score == shipped["card_threshold"]
+
+
+def test_cribcam_calibrate_writes_the_models_calibration(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    models = tmp_path / "models"
+    models.mkdir()
+    for name in ("corner-detector.onnx", "corner-reader.onnx"):
+        shutil.copy(MODELS_DIR / name, models / name)
+    split = tmp_path / "split.json"
+    split.write_text(json.dumps({"train": ["dev_0594.jpg", "dev_0075.jpg", "syn_77_000013.jpg"]}))
+    argv = ["calibrate", str(SAMPLES), "--split", str(split), "--models", str(models)]
+    assert main([*argv, "--precision", "0.9"]) == 0
+    written = json.loads((models / CALIBRATION_FILE).read_text())
+    assert written["photos"] == 3
+    assert written["card_precision"] >= 0.9
+    assert written["read_weight"] > written["box_weight"] > 0
+    assert CardReader(models).pairing.min_score == written["card_threshold"]
+    assert json.loads(capsys.readouterr().out)["card_threshold"] == written["card_threshold"]
+
+
+def test_an_unknown_split_part_is_refused(tmp_path: Path) -> None:
+    split = tmp_path / "split.json"
+    split.write_text(json.dumps({"holdout": []}))
+    with pytest.raises(SystemExit, match="no part 'train'; it has holdout"):
+        main(["calibrate", str(SAMPLES), "--split", str(split), "--models", str(tmp_path)])
