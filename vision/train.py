@@ -89,5 +89,5 @@ def export_onnx(weights: Path, target: Path, *, imgsz: int, dynamic: bool = Fals
     exported = Path(model.export(format="onnx", imgsz=imgsz, opset=17, simplify=True,
                                  dynamic=dynamic, nms=False))  # fmt: skip
     target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy(exported, target)
+    shutil.move(exported, target)  # ultralytics writes beside the weights: leave nothing there
     return target
