@@ -15,16 +15,9 @@ from PIL import Image
 from cribcam.cli import main
 from tests.vision.ink import assert_labels_on_ink, ink
 from vision.cardart import CLASS_ID, CLASSES, DeckArt, _ink_mask, check_face, load_deck
+from vision.deck_fonts import fallback_font_dir, font_ok, usable_fonts
 from vision.errors import FontDeckError, VisionError
-from vision.fontdecks import (
-    check_generated,
-    deck_seed,
-    fallback_font_dir,
-    font_ok,
-    make_font_deck,
-    make_font_decks,
-    usable_fonts,
-)
+from vision.fontdecks import check_generated, deck_seed, make_font_deck, make_font_decks
 from vision.synth import (
     Deck,
     Placement,
