@@ -218,12 +218,14 @@ def _ms_since(start: float) -> float:
 
 
 def frame_json(image: str, seen: FrameCards) -> dict[str, Any]:
-    """The `cribcam detect --json` object: each physical card once, plus any conflicts."""
+    """The `cribcam detect --json` object: each physical card once (`box` covers the corner
+    indices it was seen by, `corners` holds each one's box), plus any conflicts."""
     return {
         "image": image,
         "cards": [
             {"card": str(card.card), "confidence": round(card.confidence, 4),
-             "box": [round(v, 1) for v in card.box]}
+             "box": [round(v, 1) for v in card.box],
+             "corners": [[round(v, 1) for v in b] for b in card.detections.boxes.tolist()]}
             for card in seen.cards
         ],
         "conflicts": [

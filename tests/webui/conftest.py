@@ -69,7 +69,10 @@ def play_to_pegging(act: Act, game_id: str) -> None:
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[Server]:
-    """`cribcam serve` on a free port with its own database (a module may override it)."""
-    running = Server(tmp_path / "games.sqlite3", tmp_path / "data")
+    """`cribcam serve` on a free port with its own database and deck folder (never the
+    checkout's models/decks)."""
+    running = Server(
+        tmp_path / "games.sqlite3", tmp_path / "data", ["--decks", str(tmp_path / "decks")]
+    )
     yield running
     running.stop()

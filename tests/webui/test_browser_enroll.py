@@ -4,26 +4,15 @@ the deck is saved without tuning and listed."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
-import pytest
 
 from tests.vision.test_enroll import CLUBS, FIXTURE, layout
 from tests.webui.test_browser import chromium, phone_page
 from tests.webui.test_serve import Server
 from vision.enroll_layout import RANKS
 from vision.synth import load_decks
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    running = Server(
-        tmp_path / "games.sqlite3", tmp_path / "data", ["--decks", str(tmp_path / "decks")]
-    )  # never the checkout's models/decks
-    yield running
-    running.stop()
 
 
 def test_enrol_a_suit_correct_a_card_and_save(server: Server, tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from scorer.cards import parse_cards
 from scorer.show import score_show
 from tests.vision.tabletop import card_detections, row_detections, table
 from tests.webui.fakes import TableDetector
+from vision.cards_from_detections import cards_from_detections
 from webui import create_app
 
 DEMO = Path(__file__).resolve().parents[2] / "webui" / "static" / "demo" / "table.jpg"
@@ -49,6 +50,28 @@ def test_the_show_on_camera_is_counted_once_the_table_is_steady(db_path: Path) -
         assert shows[key]["total"] == expected.total and shows[key]["starter"] == "5D"
     assert len(shows) == 3
     assert {c["card"] for c in last["cards"]} == set(roles)  # the frame's own reading too
+
+
+def test_each_card_carries_the_box_of_every_corner_it_was_read_by(db_path: Path) -> None:
+    """A correction cuts one corner index: `box` spans both corners, `corners` holds each."""
+    client = create_app({"TESTING": True, "DATABASE": db_path,
+                         "DETECTOR": TableDetector(SHOW)}).test_client()  # fmt: skip
+    game_id = client.post("/api/games", json={"players": 2, "first_dealer": 0}).json["id"]
+    last = post_frames(client, game_id, 4)[-1]
+    truth = {str(seen.card): seen.detections.boxes.tolist()
+             for seen in cards_from_detections(SHOW).cards}  # fmt: skip
+    both = {card for card, boxes in truth.items() if len(boxes) == 2}
+    assert "5D" in both and len(both) >= 4  # the starter and each row's top card show two
+    for cards in (last["table"]["cards"], last["cards"]):
+        assert {c["card"] for c in cards} == set(truth)
+        for card in cards:
+            corners = card["corners"]
+            assert corners == [[round(v, 1) for v in box] for box in truth[card["card"]]]
+            x1s, y1s, x2s, y2s = zip(*corners, strict=True)
+            assert card["box"] == [min(x1s), min(y1s), max(x2s), max(y2s)]
+            if card["card"] in both:  # each corner is one index, the box nearly the card
+                assert all(3 * (x2 - x1) < card["box"][2] - card["box"][0]
+                           for x1, _, x2, _ in corners)  # fmt: skip
 
 
 def test_each_game_smooths_its_own_frames(db_path: Path) -> None:

@@ -33,6 +33,18 @@ async function postFrame(gameId, blob) {
   return { ok: response.ok, status: response.status, answer };
 }
 
+/* A card the camera misread, kept for the deck in use's next tune: the frame's own bytes and
+   one corner index's box in it (the server cuts the patch as enrolment does). */
+async function postCorrection(card, box, picture) {
+  const inside = box.map((v, i) => Math.min(Math.max(v, 0), i % 2 ? picture.height : picture.width));
+  const query = new URLSearchParams({ card, box: inside.join(",") });
+  const response = await fetch(`/api/decks/corrections?${query}`, {
+    method: "POST", headers: { "Content-Type": "image/jpeg" }, body: picture.blob,
+  });
+  const answer = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
+  return { ok: response.ok, status: response.status, answer };
+}
+
 class Camera {
   constructor(gameId, video, overlay, status, onAnswer, onUnavailable) {
     this.gameId = gameId;
@@ -115,7 +127,8 @@ class Camera {
       if (this.latencies.length > 50) this.latencies.shift();
       this.say(`Camera on: ${cards.length} card${cards.length === 1 ? "" : "s"} seen, ` +
         `${ms} ms from frame to overlay.`);
-      this.onAnswer(answer);
+      // the frame goes with its answer: a correction must cut exactly the pixels read
+      this.onAnswer(answer, { blob, width: canvas.width, height: canvas.height });
     } catch (error) {
       this.say(`Frame not sent: ${error}`);
     } finally {
@@ -185,18 +198,28 @@ class ServerCamera {
   }
 }
 
+/* A card the camera sees, with a "wrong?" button that calls `onWrong(card)` (the card's
+   object in the answer, with its `corners`). */
+function seenChip(card, onWrong) {
+  return el("span", { class: "seen" }, cardChip(card.card),
+    el("button", { type: "button", class: "wrong", "aria-label": `${card.card} is wrong`,
+      onclick: () => onWrong(card) }, "wrong?"));
+}
+
 /* What the page's camera sees, role by role, and the show of each complete hand beside the
-   starter (from the frame endpoint's smoothed `table`). */
-function renderCameraTable(list, table, seatName) {
+   starter (from the frame endpoint's smoothed `table`); each card can be marked misread. */
+function renderCameraTable(list, table, seatName, onWrong) {
   list.replaceChildren();
   if (!table) return;
+  const byCard = new Map(table.cards.map((c) => [c.card, c]));
+  const chip = (card) => seenChip(byCard.get(card), onWrong);  // every card is in `cards`
   const who = (edge) => (table.seats[edge] === undefined ? edge : seatName(table.seats[edge]));
   for (const show of table.shows) {
     const owner = show.seat === null ? show.edge : seatName(show.seat);
     const items = show.items.map((i) => `${i.name} ${i.points}`).join(", ");
     list.append(el("li", { class: "camera-show", "data-role": show.role, "data-edge": show.edge,
       "data-cards": show.hand.join(" "), "data-total": String(show.total) },
-      `${owner}'s ${show.role}: `, ...show.hand.map(cardChip), " + ", cardChip(show.starter),
+      `${owner}'s ${show.role}: `, ...show.hand.map(chip), " + ", chip(show.starter),
       " = ", el("b", {}, String(show.total)), items ? ` (${items})` : ""));
   }
   const shown = new Set(table.shows.flatMap((s) => s.hand));
@@ -207,10 +230,10 @@ function renderCameraTable(list, table, seatName) {
     const [kind, edge] = role.split(":");
     const label = edge ? `${who(edge)}'s ${kind}` : kind;
     list.append(el("li", { "data-role": role, "data-cards": cards.join(" ") }, `${label}: `,
-      ...cards.map(cardChip)));
+      ...cards.map(chip)));
   }
   if (table.starter && !table.shows.length) {
     list.append(el("li", { "data-role": "starter", "data-cards": table.starter }, "starter: ",
-      cardChip(table.starter)));
+      chip(table.starter)));
   }
 }

@@ -351,10 +351,10 @@ function renderDetectedPicks() {
 }
 const showDemo = () => { $("demo-photo").hidden = false; };
 const camera = new Camera(GAME, $("camera-video"), $("camera-overlay"), $("camera-status"),
-  (answer) => {
+  (answer, picture) => {
     detected = answer;
     renderDetectedPicks();
-    renderCameraTable($("camera-table"), answer.table, seatName);
+    renderCameraTable($("camera-table"), answer.table, seatName, (card) => openMisread(card, picture));
   }, showDemo);
 $("camera-start").addEventListener("click", () => camera.start());
 $("demo-photo").addEventListener("click", async () => {
@@ -362,6 +362,51 @@ $("demo-photo").addEventListener("click", async () => {
   if (answer) { detected = answer; renderDetectedPicks(); }
 });
 camera.available().then((yes) => { if (!yes) showDemo(); });
+
+/* A card the camera misread: the player names it, and each corner index it was read by is
+   kept, with the frame it was read in, for the deck in use's next tune. Not offered for the
+   demo photo: it shows the test deck, whose pictures would teach the player's deck wrong. */
+let misread = null;  // { card, picture }: the card being named and its frame
+const misreadPicker = new CardPicker($("misread-picker"), (chosen) => {
+  $("misread-ok").disabled = chosen.length !== 1;
+});
+function openMisread(card, picture) {
+  misread = { card, picture };
+  $("misread-prompt").textContent = `The camera read ${cardLabel(card.card)}. What is it?`;
+  misreadPicker.reset(1, [card.card]);
+  $("misread-dialog").showModal();
+}
+async function saveMisread(chosen) {
+  const { card, picture } = misread;
+  $("misread-dialog").close();
+  const status = $("misread-status");
+  status.className = "muted";
+  status.textContent = `Saving ${cardLabel(chosen)}…`;
+  let saved = 0;
+  let deck = null;
+  for (const box of card.corners) {
+    let reply;
+    try {
+      reply = await postCorrection(chosen, box, picture);
+    } catch (error) {
+      reply = { ok: false, answer: { error: `the server cannot be reached: ${error}` } };
+    }
+    if (!reply.ok) {
+      const kept = saved ? ` (${saved} of ${card.corners.length} corners were saved)` : "";
+      status.className = "error";
+      status.replaceChildren(`Not saved: ${reply.answer.error || `HTTP ${reply.status}`}${kept}. `,
+        el("a", { href: "/enroll" }, "Choose or teach a deck"));
+      return;
+    }
+    saved += 1;
+    deck = reply.answer.deck.name;
+  }
+  status.textContent = `Saved: ${cardLabel(chosen)} will be learnt at the next tune of the deck “${deck}” ` +
+    `(${saved} corner${saved === 1 ? "" : "s"}).`;
+}
+$("misread-ok").addEventListener("click", () => saveMisread(misreadPicker.chosen[0]));
+$("misread-cancel").addEventListener("click", () => $("misread-dialog").close());
+
 const serverCamera = root.dataset.serverCamera === "on" ? new ServerCamera(GAME, {
   status: $("server-camera-status"), img: $("server-camera-img"),
   overlay: $("server-camera-overlay"), suggestions: $("server-camera-suggestions"),
