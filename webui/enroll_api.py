@@ -373,7 +373,9 @@ def add_correction() -> tuple[Response, int]:
     box = _box(request.args.get("box"), image.shape)
     name = request.args.get("deck") or the_decks.store.active()
     if name is None:
-        raise ApiError("no deck is in use: choose one on the deck page, or teach cribcam yours", 409)
+        raise ApiError(
+            "no deck is in use: choose one on the deck page, or teach cribcam yours", 409
+        )
     profile = _profile(name)
     _not_tuning(profile.name, "correct it")
     relative = the_decks.store.add_correction(profile.name, cut_patch(image, box), the_card)
