@@ -17,9 +17,9 @@ import numpy.typing as npt
 
 from vision.calibration import CalibrationError, ScoreCalibration, choose_threshold, fit_weights
 from vision.cards_from_detections import PairingConfig, cards_from_detections
-from vision.detections import CLASS_NAMES, Detections
+from vision.detections import CLASS_NAMES, Detections, iou_matrix
 from vision.detector import CardReader
-from vision.evaluate import iou_matrix, labelled_photos
+from vision.evaluate import labelled_photos
 
 #: Card thresholds tried, lowest first.
 THRESHOLDS = tuple(round(0.30 + 0.02 * i, 2) for i in range(34))

@@ -281,6 +281,33 @@ class Detections:
         return json.dumps(self.to_records())
 
 
+def iou_matrix(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
+    """Intersection over union of every box of `a` (N×4) with every box of `b` (M×4)."""
+    if not len(a) or not len(b):
+        return np.zeros((len(a), len(b)))
+    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
+    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
+    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
+    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
+    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
+    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    return np.asarray(inter / (area_a[:, None] + area_b[None, :] - inter), dtype=np.float64)
+
+
+def suppress_overlaps(
+    boxes: npt.NDArray[np.float32], scores: npt.NDArray[np.float32], iou: float = 0.5
+) -> npt.NDArray[np.int64]:
+    """Rows to keep, best score first, dropping any box overlapping a kept one beyond `iou`:
+    the NMS-free detector still boxes some glyphs twice at low scores."""
+    overlaps = iou_matrix(boxes, boxes)
+    keep: list[int] = []
+    for i in np.argsort(-scores, kind="stable").tolist():
+        if all(overlaps[i, j] <= iou for j in keep):
+            keep.append(i)
+    return np.asarray(sorted(keep), np.int64)
+
+
 def _as_array(name: str, value: npt.ArrayLike, dtype: type[np.float32]) -> FloatArray:
     try:
         return np.array(value, dtype=dtype)

@@ -22,7 +22,7 @@ import numpy.typing as npt
 from vision.calibration import ScoreCalibration
 from vision.cards_from_detections import FrameCards, PairingConfig, cards_from_detections
 from vision.crops import crop_index
-from vision.detections import Detections
+from vision.detections import Detections, suppress_overlaps
 from vision.errors import VisionError
 from vision.reader_classes import reader_columns
 from vision.sources import decode_image
@@ -147,21 +147,8 @@ class CardReader:
     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.float32]]:
         """Both stages' raw outputs: boxes (frame pixels), box scores and N × 52 probabilities."""
         times = StageTimes()
+        boxes, found = self._find(frame, self.min_score, times)
         start = time.perf_counter()
-        batch, scale, pad = letterbox(frame, self.detector_size)
-        times.preprocess = _ms_since(start)
-
-        start = time.perf_counter()
-        raw = self._detect(batch)[0]  # 300 × 6: x1 y1 x2 y2 score class, NMS-free
-        times.detect = _ms_since(start)
-
-        start = time.perf_counter()
-        keep = raw[:, 4] >= self.min_score
-        boxes = (raw[keep, :4] - np.array([pad[0], pad[1], pad[0], pad[1]])) / scale
-        height, width = frame.shape[:2]
-        boxes = np.clip(boxes, 0, [width, height, width, height]).astype(np.float32)
-        sizeable = (boxes[:, 2] - boxes[:, 0] >= 2) & (boxes[:, 3] - boxes[:, 1] >= 2)
-        boxes, found = boxes[sizeable], raw[keep, 4][sizeable].astype(np.float32)
         crops = (
             np.stack([crop_index(frame, box, self.reader_size) for box in boxes])
             if len(boxes)
@@ -174,6 +161,31 @@ class CardReader:
         times.read = _ms_since(start)
         self.last_times = times
         return boxes, found, probabilities
+
+    def index_boxes(self, frame: Image, min_score: float = 0.25) -> npt.NDArray[np.float32]:
+        """Stage 1 alone: each corner index's box once (for enrolment, which groups indices by
+        geometry before any reading; a glyph boxed twice would look like two cards)."""
+        boxes, scores = self._find(frame, min_score, StageTimes())
+        return boxes[suppress_overlaps(boxes, scores)]
+
+    def _find(
+        self, frame: Image, min_score: float, times: StageTimes
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """The detector's boxes (frame pixels) scoring at least `min_score`, and their scores."""
+        start = time.perf_counter()
+        batch, scale, pad = letterbox(frame, self.detector_size)
+        times.preprocess = _ms_since(start)
+
+        start = time.perf_counter()
+        raw = self._detect(batch)[0]  # 300 × 6: x1 y1 x2 y2 score class, NMS-free
+        times.detect = _ms_since(start)
+
+        keep = raw[:, 4] >= min_score
+        boxes = (raw[keep, :4] - np.array([pad[0], pad[1], pad[0], pad[1]])) / scale
+        height, width = frame.shape[:2]
+        boxes = np.clip(boxes, 0, [width, height, width, height]).astype(np.float32)
+        sizeable = (boxes[:, 2] - boxes[:, 0] >= 2) & (boxes[:, 3] - boxes[:, 1] >= 2)
+        return boxes[sizeable], raw[keep, 4][sizeable].astype(np.float32)
 
     def read_bytes(self, data: bytes) -> Detections:
         return self.read(decode_image(data))

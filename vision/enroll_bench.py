@@ -30,7 +30,7 @@ from vision.enroll import Candidate, Enrollment, Shot, propose
 from vision.enroll_layout import RANKS
 from vision.profiles import ProfileStore
 from vision.synth import Deck, Placement, SynthConfig, _affine, load_decks, make_scene, scene_rng
-from vision.tune import TuneSettings, classifier, tune_profile
+from vision.tune import TuneSettings, tune_profile
 from vision.tune_data import CARDART
 
 Image = npt.NDArray[np.uint8]
@@ -82,12 +82,19 @@ def play_the_player(enrollment: Enrollment, truth: list[tuple[Image, Boxes, list
     return taps
 
 
-def game_accuracy(deck: Deck, readers: dict[str, Path], scenes: int,
-                  seed: int) -> dict[str, dict[str, float]]:  # fmt: skip
-    """Per-index and per-card accuracy of each reader on labelled indices of game scenes."""
+#: Index sizes (longer box side, px) the game-scene accuracy is broken down by.
+SIZE_BANDS = ((0, 12), (12, 16), (16, 20), (20, 28), (28, 10_000))
+
+
+def game_accuracy(deck: Deck, models: Path, readers: dict[str, Path], scenes: int,
+                  seed: int) -> dict[str, dict[str, Any]]:  # fmt: skip
+    """Per-index and per-card accuracy of each reader on labelled indices of game scenes,
+    read as the app reads them (every quarter turn), and per index size: at 640 px the
+    smallest indices carry too few pixels for any reader."""
     crops: list[Image] = []
     truth: list[int] = []
     card_of: list[int] = []
+    sizes: list[float] = []
     for i in range(scenes):
         scene = make_scene([deck], scene_rng(seed, 10_000 + i), SynthConfig(size=640))
         frame = np.ascontiguousarray(scene.image[..., ::-1])
@@ -97,17 +104,27 @@ def game_accuracy(deck: Deck, readers: dict[str, Path], scenes: int,
             crops.append(crop_index(frame, box.astype(np.float64), 64))
             truth.append(cls)
             card_of.append(i * 1000 + owner)
+            sizes.append(float(max(box[2] - box[0], box[3] - box[1])))
     out = {}
     batch, expected, cards = np.stack(crops), np.array(truth), np.array(card_of)
+    size = np.array(sizes)
     for name, path in readers.items():
-        probabilities = classifier(path)(batch)
+        probabilities = CardReader(models, reader_path=path).classify(batch)
+        right = probabilities.argmax(1) == expected
         per_card = [
             int(probabilities[cards == c].mean(axis=0).argmax()) == int(expected[cards == c][0])
             for c in np.unique(cards)
         ]
-        out[name] = {"per_index": round(float(np.mean(probabilities.argmax(1) == expected)), 4),
+        by_size = {
+            f"{lo}-{hi}px" if hi < 10_000 else f"{lo}px+": [round(float(right[band].mean()), 4),
+                                                             int(band.sum())]
+            for lo, hi in SIZE_BANDS
+            if (band := (size >= lo) & (size < hi)).any()
+        }  # fmt: skip
+        out[name] = {"per_index": round(float(right.mean()), 4),
                      "per_card": round(float(np.mean(per_card)), 4),
-                     "indices": len(expected), "cards": len(per_card)}  # fmt: skip
+                     "indices": len(expected), "cards": len(per_card),
+                     "per_index_by_size": by_size}  # fmt: skip
     return out
 
 
@@ -122,7 +139,7 @@ def bench_deck(name: str, models: Path, settings: TuneSettings, scenes: int, see
     boxes_of = {id(image): boxes for image, boxes, _ in truth}
 
     def find(frame: Image) -> Boxes:
-        return boxes_of[id(frame)] if truth_boxes else reader.read(frame).boxes
+        return boxes_of[id(frame)] if truth_boxes else reader.index_boxes(frame)
 
     found = sum(len(find(image)) for image, _, _ in truth)
     enrollment = propose(shots, find, reader.classify)
@@ -135,7 +152,7 @@ def bench_deck(name: str, models: Path, settings: TuneSettings, scenes: int, see
                               settings=settings, progress=None)  # fmt: skip
         seconds = time.monotonic() - start
         readers = {"before": models / READER_FILE, "after": result.profile.reader}
-        game = game_accuracy(deck, readers, scenes, seed)
+        game = game_accuracy(deck, models, readers, scenes, seed)
     return {
         "deck": name, "finder": "labels" if truth_boxes else "detector",
         "indices_labelled": sum(len(b) for _, b, _ in truth),

@@ -95,7 +95,7 @@ def store_of(args: argparse.Namespace) -> ProfileStore:
 def run_enroll(args: argparse.Namespace) -> int:
     reader = CardReader(args.models)
     shots = _camera_shots(args) if args.camera else _file_shots(args)
-    enrollment = propose(shots, lambda f: reader.read(f).boxes, reader.classify)
+    enrollment = propose(shots, reader.index_boxes, reader.classify)
     if not enrollment.candidates:
         raise EnrollmentError("no cards found in the shots")
     grid = args.grid or Path(f"enroll-{args.name}.jpg")

@@ -21,7 +21,7 @@ import numpy.typing as npt
 from tqdm import tqdm
 
 from vision.cards_from_detections import cards_from_detections
-from vision.detections import CLASS_NAMES, Detections
+from vision.detections import CLASS_NAMES, Detections, iou_matrix
 from vision.detector import CardReader, Image
 from vision.sources import read_image
 
@@ -115,19 +115,6 @@ def evaluate(reader: CardReader, dataset: Path, names: Iterable[str] | None = No
             )
         )
     return report
-
-
-def iou_matrix(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
-    if not len(a) or not len(b):
-        return np.zeros((len(a), len(b)))
-    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
-    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
-    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
-    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
-    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
-    return np.asarray(inter / (area_a[:, None] + area_b[None, :] - inter), dtype=np.float64)
 
 
 def corner_metrics(results: list[ImageResult]) -> tuple[dict[int, float], dict[int, float]]:

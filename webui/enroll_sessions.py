@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 from flask import url_for
 
-from vision.detections import CLASS_NAMES, Detections
+from vision.detections import CLASS_NAMES
 from vision.enroll import Candidate, Enrollment, EnrollmentError, Shot, propose
 from webui.errors import ApiError
 
@@ -35,7 +35,7 @@ SESSION_IDLE_S = 3 * 3600.0
 class EnrollReader(Protocol):
     """What enrolment reads shots with (`vision.detector.CardReader` is one)."""
 
-    def read(self, frame: Image) -> Detections: ...
+    def index_boxes(self, frame: Image) -> npt.NDArray[np.float32]: ...
 
     def classify(self, crops: Image) -> npt.NDArray[np.float32]: ...
 
@@ -67,7 +67,7 @@ class Session:
         return next((s for s in self.suits or () if s not in held), None)
 
     def add(self, image: Image, suit: str | None, reader: EnrollReader) -> HeldShot:
-        found = propose([Shot(image, suit)], lambda frame: reader.read(frame).boxes,
+        found = propose([Shot(image, suit)], reader.index_boxes,
                         reader.classify)  # fmt: skip
         if not found.candidates:
             raise ApiError("no card index was found in this shot: lay the cards face up and "

@@ -13,6 +13,7 @@ from vision.detections import (
     Detections,
     card_of_class,
     class_of_card,
+    suppress_overlaps,
 )
 from vision.errors import InvalidDetectionsError
 
@@ -135,3 +136,11 @@ def test_to_json() -> None:
         {"box": [1.0, 2.0, 3.0, 4.0], "score": 0.5, "class_id": 37, "card": "QH", "corner": 0}
     ]
     assert sample().to_records()[2]["card"] is None
+
+
+def test_overlapping_boxes_keep_the_best_scored_one() -> None:
+    boxes = np.array([[0, 0, 10, 20], [1, 1, 11, 21], [30, 0, 40, 20], [0, 0, 10, 9]], np.float32)
+    scores = np.array([0.3, 0.6, 0.2, 0.1], np.float32)
+    # row 1 beats row 0 (IoU 0.77); row 3 overlaps row 1 by less than half: both kept
+    assert suppress_overlaps(boxes, scores).tolist() == [1, 2, 3]
+    assert suppress_overlaps(boxes[:0], scores[:0]).tolist() == []

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.detections import CLASS_NAMES, Detections
+from vision.detections import CLASS_NAMES, Detections, iou_matrix
 from vision.detector import MODELS_DIR, CardReader, ModelMissingError, PhotoReader
 from vision.errors import BadImageError
 from vision.sources import read_image
@@ -71,3 +71,12 @@ def test_missing_models_are_named(tmp_path: Path) -> None:
     with pytest.raises(ModelMissingError, match=r"corner-detector\.onnx"):
         CardReader(tmp_path)
     assert (MODELS_DIR / "corner-detector.onnx").exists()
+
+
+def test_index_boxes_box_each_glyph_once(reader: CardReader) -> None:
+    frame = read_image(SAMPLES / "images" / "dev_0594.jpg")
+    boxes = reader.index_boxes(frame)
+    overlaps = iou_matrix(boxes, boxes) - np.eye(len(boxes))
+    assert len(boxes) >= 14 and overlaps.max() <= 0.5
+    raw, _, _ = reader.corners(frame)  # from 0.1, duplicates and all: more boxes
+    assert len(raw) > len(boxes)

@@ -56,11 +56,9 @@ class ShotReader:
         assert ok
         return bytes(data.tobytes())
 
-    def read(self, frame: Image) -> Detections:
+    def index_boxes(self, frame: Image) -> np.ndarray:
         boxes = self.boxes.get(hashlib.sha1(frame.tobytes()).hexdigest())
-        if boxes is None:
-            return Detections.empty()
-        return Detections(boxes, np.ones(len(boxes)), np.zeros(len(boxes), np.int64))
+        return np.zeros((0, 4), np.float32) if boxes is None else boxes
 
     def classify(self, crops: Image) -> npt.NDArray[np.float32]:
         return self.templates(crops)
