@@ -72,10 +72,18 @@ def true_card(candidate: Candidate, truth: list[tuple[Image, Boxes, list[int]]])
 
 
 def play_the_player(enrollment: Enrollment, truth: list[tuple[Image, Boxes, list[int]]]) -> int:
-    """Correct every proposal that is wrong, as the player would; returns the taps needed."""
+    """Correct every proposal that is wrong, as the player would; returns the taps needed.
+
+    A second candidate on a card already named (the detector boxed a court figure's letter,
+    or split a card's indices) is marked "not a card", as the page's duplicate warning asks."""
     taps = 0
+    named: set[str] = set()
     for candidate in enrollment.candidates:
         actual = true_card(candidate, truth)
+        if actual in named:
+            actual = None
+        if actual is not None:
+            named.add(actual)
         if candidate.card != actual:
             enrollment.correct(candidate.number, actual)
             taps += 1
