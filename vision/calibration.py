@@ -4,9 +4,9 @@ The plain product of the detector's box score and the reader's class probability
 detector far too much: on the real photos the detector gives many true indices 0.1–0.4 while
 the reader is sure of them, so a threshold on the product threw away most correct readings.
 A logistic fit on labelled photos, ``sigmoid(bias + a·ln box + b·ln read)``, learns the weights
-(measured: the reader's probability counts about nine times the box score), and the card
-threshold is chosen on the same photos for a target precision. Both live in
-``models/calibration.json`` beside the weights they were fitted for.
+(measured on real photos: the reader's log-probability weighs several times the log box
+score), and the card threshold is chosen on the same photos for a target precision. Both live
+in ``models/calibration.json`` beside the weights they were fitted for.
 """
 
 from __future__ import annotations
