@@ -12,8 +12,7 @@ from pathlib import Path
 import numpy as np
 from playwright import sync_api
 
-from tests.webui.test_browser import ARGS, CHROMIUM, phone_page
-from tests.webui.test_browser_fake_camera import write_y4m
+from tests.webui.test_browser_fake_camera import camera_page, write_y4m
 from tests.webui.test_serve import Server
 from vision.clips import Clip
 from vision.detector import MODELS_DIR, READER_FILE
@@ -68,43 +67,32 @@ def test_a_misread_card_is_kept_for_the_deck_in_use(server: Server, tmp_path: Pa
     tuned_deck(decks, "kitchen")
     status, created = server.call("POST", "/api/games", {"players": 2, "first_dealer": 0})
     assert status == 201
-    camera_args = ["--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
-                   f"--use-file-for-fake-video-capture={video}"]  # fmt: skip
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS + camera_args)
-        try:
-            errors: list[str] = []
-            page = phone_page(browser, errors)
-            page.goto(f"{server.url}/games/{created['id']}")
-            page.click("#camera-panel summary")
-            page.click("#camera-start")
-            page.wait_for_function(  # the smoothed table accepts a card after a few frames
-                "detected && detected.table.cards.some((c) => c.corners.length === 2)"
-            )
-            misread = page.evaluate("detected.table.cards.find((c) => c.corners.length === 2).card")
-            seen = page.evaluate("detected.table.cards.map((c) => c.card)")
-            card = next(
-                misread[:-1] + suit for suit in SUIT_SYMBOLS if misread[:-1] + suit not in seen
-            )  # same rank, a suit not on the table
+    with camera_page(server, created["id"], video) as (page, errors):
+        page.wait_for_function(  # the smoothed table accepts a card after a few frames
+            "detected && detected.table.cards.some((c) => c.corners.length === 2)"
+        )
+        misread = page.evaluate("detected.table.cards.find((c) => c.corners.length === 2).card")
+        seen = page.evaluate("detected.table.cards.map((c) => c.card)")
+        card = next(
+            misread[:-1] + suit for suit in SUIT_SYMBOLS if misread[:-1] + suit not in seen
+        )  # same rank, a suit not on the table
 
-            # no deck in use: the server's reason, and a way to choose or teach one
-            name_the_card(page, misread, card)
-            page.wait_for_selector("#misread-status.error a[href='/enroll']")
-            refused = page.inner_text("#misread-status")
-            assert refused.startswith("Not saved: no deck is in use"), refused
-            assert corrections(server, "kitchen") == 0
+        # no deck in use: the server's reason, and a way to choose or teach one
+        name_the_card(page, misread, card)
+        page.wait_for_selector("#misread-status.error a[href='/enroll']")
+        refused = page.inner_text("#misread-status")
+        assert refused.startswith("Not saved: no deck is in use"), refused
+        assert corrections(server, "kitchen") == 0
 
-            status, _ = server.call("POST", "/api/decks/use", {"name": "kitchen"})
-            assert status == 200
-            corners = name_the_card(page, misread, card, tmp_path / "correction-dialog.png")
-            page.wait_for_function(
-                "document.getElementById('misread-status').textContent.startsWith('Saved')"
-            )
-            saved = page.inner_text("#misread-status")
-            frame = page.evaluate("[misread.picture.width, misread.picture.height]")
-            page.screenshot(path=str(tmp_path / "correction.png"), full_page=True)
-        finally:
-            browser.close()
+        status, _ = server.call("POST", "/api/decks/use", {"name": "kitchen"})
+        assert status == 200
+        corners = name_the_card(page, misread, card, tmp_path / "correction-dialog.png")
+        page.wait_for_function(
+            "document.getElementById('misread-status').textContent.startsWith('Saved')"
+        )
+        saved = page.inner_text("#misread-status")
+        frame = page.evaluate("[misread.picture.width, misread.picture.height]")
+        page.screenshot(path=str(tmp_path / "correction.png"), full_page=True)
 
     label = card[:-1] + SUIT_SYMBOLS[card[-1]]
     assert len(corners) == 2

@@ -5,11 +5,14 @@ server smooths the table, and the page lists each hand with the right cards and 
 from __future__ import annotations
 
 import statistics
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import cv2
 import numpy as np
 from playwright import sync_api
+from playwright.sync_api import Page
 
 from scorer.cards import parse_cards
 from scorer.show import score_show
@@ -33,13 +36,10 @@ def write_y4m(clip: Clip, path: Path, fps: int = 2) -> None:
             out.write(np.ascontiguousarray(cv2.cvtColor(frame, cv2.COLOR_BGR2YUV_I420)).tobytes())
 
 
-def test_fake_camera_shows_the_right_cards_and_show_scores(server: Server, tmp_path: Path) -> None:
-    deck = load_decks([HELD_OUT])[0]
-    video = tmp_path / "table.y4m"
-    write_y4m(show_clip(deck, HANDS, CRIB, STARTER, dealer="bottom", seed=3), video)
-    status, created = server.call("POST", "/api/games", {"players": 2, "first_dealer": 0,
-                                                          "names": ["Ann", "Bob"]})  # fmt: skip
-    assert status == 201
+@contextmanager
+def camera_page(server: Server, game_id: str, video: Path) -> Iterator[tuple[Page, list[str]]]:
+    """A phone-sized game page whose camera (Chromium's fake one, playing `video`) is on; the
+    list collects the page's errors."""
     camera_args = ["--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
                    f"--use-file-for-fake-video-capture={video}"]  # fmt: skip
     with sync_api.sync_playwright() as p:
@@ -47,23 +47,34 @@ def test_fake_camera_shows_the_right_cards_and_show_scores(server: Server, tmp_p
         try:
             errors: list[str] = []
             page = phone_page(browser, errors)
-            page.goto(f"{server.url}/games/{created['id']}")
+            page.goto(f"{server.url}/games/{game_id}")
             page.click("#camera-panel summary")
             page.click("#camera-start")
-            page.wait_for_selector("#camera-table li.camera-show[data-role=crib]")
-            page.wait_for_function(  # the smoothed table settles over a few frames
-                "document.querySelectorAll('#camera-table li.camera-show').length === 3"
-            )
-            page.screenshot(path=str(tmp_path / "fake-camera.png"), full_page=True)
-            shown = {
-                (li.get_attribute("data-role"), li.get_attribute("data-edge")):
-                    (sorted(str(li.get_attribute("data-cards")).split()),
-                     li.get_attribute("data-total"))
-                for li in page.query_selector_all("#camera-table li.camera-show")
-            }  # fmt: skip
-            latencies = page.evaluate("camera.latencies")
+            yield page, errors
         finally:
             browser.close()
+
+
+def test_fake_camera_shows_the_right_cards_and_show_scores(server: Server, tmp_path: Path) -> None:
+    deck = load_decks([HELD_OUT])[0]
+    video = tmp_path / "table.y4m"
+    write_y4m(show_clip(deck, HANDS, CRIB, STARTER, dealer="bottom", seed=3), video)
+    status, created = server.call("POST", "/api/games", {"players": 2, "first_dealer": 0,
+                                                          "names": ["Ann", "Bob"]})  # fmt: skip
+    assert status == 201
+    with camera_page(server, created["id"], video) as (page, errors):
+        page.wait_for_selector("#camera-table li.camera-show[data-role=crib]")
+        page.wait_for_function(  # the smoothed table settles over a few frames
+            "document.querySelectorAll('#camera-table li.camera-show').length === 3"
+        )
+        page.screenshot(path=str(tmp_path / "fake-camera.png"), full_page=True)
+        shown = {
+            (li.get_attribute("data-role"), li.get_attribute("data-edge")):
+                (sorted(str(li.get_attribute("data-cards")).split()),
+                 li.get_attribute("data-total"))
+            for li in page.query_selector_all("#camera-table li.camera-show")
+        }  # fmt: skip
+        latencies = page.evaluate("camera.latencies")
     expected = {("hand", "bottom"): HANDS["bottom"], ("hand", "top"): HANDS["top"],
                 ("crib", "bottom"): CRIB}  # fmt: skip
     assert set(shown) == set(expected)
