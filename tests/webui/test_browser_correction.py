@@ -84,8 +84,13 @@ def test_a_misread_card_is_kept_for_the_deck_in_use(server: Server, tmp_path: Pa
         assert refused.startswith("Not saved: no deck is in use"), refused
         assert corrections(server, "kitchen") == 0
 
+        assert page.inner_text("#deck-in-use") == "base model"
         status, _ = server.call("POST", "/api/decks/use", {"name": "kitchen"})
         assert status == 200
+        page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")  # back in view
+        page.wait_for_function(
+            "document.getElementById('deck-in-use').textContent === 'deck “kitchen”'"
+        )
         corners = name_the_card(page, misread, card, tmp_path / "correction-dialog.png")
         page.wait_for_function(
             "document.getElementById('misread-status').textContent.startsWith('Saved')"

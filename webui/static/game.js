@@ -405,6 +405,16 @@ async function saveMisread(chosen) {
     `(${saved} corner${saved === 1 ? "" : "s"}).`;
 }
 $("misread-ok").addEventListener("click", () => saveMisread(misreadPicker.chosen[0]));
+
+/* The deck the server reads with may be changed on the deck page meanwhile: look again
+   whenever this page comes back into view. */
+async function refreshDeckInUse() {
+  const response = await fetch("/api/decks").catch(() => null);
+  if (!response || !response.ok) return;
+  const { active } = await response.json();
+  $("deck-in-use").textContent = active ? `deck “${active}”` : "base model";
+}
+document.addEventListener("visibilitychange", () => { if (!document.hidden) refreshDeckInUse(); });
 $("misread-cancel").addEventListener("click", () => $("misread-dialog").close());
 
 const serverCamera = root.dataset.serverCamera === "on" ? new ServerCamera(GAME, {
