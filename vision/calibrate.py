@@ -8,7 +8,7 @@ readings, the card threshold from the cards they form.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +86,9 @@ def calibrate(
         np.concatenate([p.read_probabilities for p in photos]),
         np.concatenate([p.right for p in photos]),
     )
-    fitted = ScoreCalibration(bias, box_weight, read_weight, card_threshold=THRESHOLDS[-1])
+    fitted = ScoreCalibration(
+        bias, box_weight, read_weight, card_threshold=THRESHOLDS[-1]
+    )  # chosen next
     threshold = choose_threshold(
         lambda t: card_precision_recall(photos, fitted, t)[0], precision, THRESHOLDS
     )
@@ -99,4 +101,4 @@ def calibrate(
         "card_precision": round(card_precision, 4),
         "card_recall": round(card_recall, 4),
     }
-    return ScoreCalibration(bias, box_weight, read_weight, threshold), record
+    return replace(fitted, card_threshold=threshold), record

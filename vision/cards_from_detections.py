@@ -23,7 +23,13 @@ import numpy as np
 import numpy.typing as npt
 
 from scorer.cards import Card
-from vision.detections import CORNER_UNKNOWN, Detections, card_of_class, class_of_card
+from vision.detections import (
+    CORNER_UNKNOWN,
+    Detections,
+    card_of_class,
+    class_of_card,
+    iou_matrix,
+)
 
 Box = tuple[float, float, float, float]
 Point = tuple[float, float]
@@ -159,11 +165,12 @@ def _suppress_duplicates(d: Detections, config: PairingConfig) -> Detections:
     """Keep one reading per glyph: overlapping boxes of any class, or near boxes of one class."""
     order = np.argsort(-d.scores, kind="stable")
     centres, sizes = d.centres, d.sizes
+    overlaps = iou_matrix(d.boxes, d.boxes)
     keep: list[int] = []
     for i in order.tolist():
         duplicate = False
         for j in keep:
-            if _iou(d.boxes[i], d.boxes[j]) > config.nms_iou:
+            if overlaps[i, j] > config.nms_iou:
                 duplicate = True
             elif d.class_ids[i] == d.class_ids[j]:
                 dist = float(np.hypot(*(centres[i] - centres[j])))
@@ -173,16 +180,6 @@ def _suppress_duplicates(d: Detections, config: PairingConfig) -> Detections:
         if not duplicate:
             keep.append(i)
     return d[np.asarray(sorted(keep), np.int64)]
-
-
-def _iou(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32]) -> float:
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    if w <= 0 or h <= 0:
-        return 0.0
-    inter = float(w * h)
-    union = float((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1])) - inter
-    return inter / union
 
 
 def _pair(same: Detections, config: PairingConfig) -> list[list[int]]:
