@@ -25,24 +25,21 @@ function drawBoxes(canvas, width, height, cards) {
   }
 }
 
-async function postFrame(gameId, blob) {
-  const response = await fetch(`/api/games/${gameId}/frame`, {
-    method: "POST", headers: { "Content-Type": "image/jpeg" }, body: blob,
-  });
+/* POST JPEG bytes; the JSON answer (or an error naming the HTTP status) and whether it is ok. */
+async function postJpeg(url, blob) {
+  const response = await fetch(url, { method: "POST", headers: { "Content-Type": "image/jpeg" }, body: blob });
   const answer = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
   return { ok: response.ok, status: response.status, answer };
 }
 
+const postFrame = (gameId, blob) => postJpeg(`/api/games/${gameId}/frame`, blob);
+
 /* A card the camera misread, kept for the deck in use's next tune: the frame's own bytes and
    one corner index's box in it (the server cuts the patch as enrolment does). */
-async function postCorrection(card, box, picture) {
+function postCorrection(card, box, picture) {
   const inside = box.map((v, i) => Math.min(Math.max(v, 0), i % 2 ? picture.height : picture.width));
   const query = new URLSearchParams({ card, box: inside.join(",") });
-  const response = await fetch(`/api/decks/corrections?${query}`, {
-    method: "POST", headers: { "Content-Type": "image/jpeg" }, body: picture.blob,
-  });
-  const answer = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
-  return { ok: response.ok, status: response.status, answer };
+  return postJpeg(`/api/decks/corrections?${query}`, picture.blob);
 }
 
 class Camera {
