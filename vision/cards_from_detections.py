@@ -71,6 +71,9 @@ class SeenCard:
     #: Mean index size in pixels: the yardstick for every distance downstream.
     glyph_size: float
     detections: Detections = field(repr=False)
+    #: False for a card a smoothed table keeps through a short gap: its boxes are where it was
+    #: last seen (moved by the camera's shake), not pixels of this frame.
+    in_frame: bool = True
 
     @property
     def corners_seen(self) -> int:

@@ -20,7 +20,12 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.calibration import ScoreCalibration
-from vision.cards_from_detections import FrameCards, PairingConfig, cards_from_detections
+from vision.cards_from_detections import (
+    FrameCards,
+    PairingConfig,
+    SeenCard,
+    cards_from_detections,
+)
 from vision.crops import crop_index
 from vision.detections import Detections, suppress_overlaps
 from vision.errors import VisionError
@@ -229,17 +234,25 @@ def _ms_since(start: float) -> float:
     return (time.perf_counter() - start) * 1000
 
 
+def card_json(seen: SeenCard) -> dict[str, Any]:
+    """One physical card: `box` covers every index it was seen by (both corners: nearly the
+    whole card); `corners` holds each index's own box in this frame, what a correction of a
+    misread card cuts out (none for a card a smoothed table kept through a gap)."""
+    corners = seen.detections.boxes.tolist() if seen.in_frame else []
+    return {
+        "card": str(seen.card),
+        "confidence": round(seen.confidence, 3),
+        "box": [round(v, 1) for v in seen.box],
+        "corners": [[round(v, 1) for v in box] for box in corners],
+        "in_frame": seen.in_frame,
+    }
+
+
 def frame_json(image: str, seen: FrameCards) -> dict[str, Any]:
-    """The `cribcam detect --json` object: each physical card once (`box` covers the corner
-    indices it was seen by, `corners` holds each one's box), plus any conflicts."""
+    """The `cribcam detect --json` object: each physical card once, plus any conflicts."""
     return {
         "image": image,
-        "cards": [
-            {"card": str(card.card), "confidence": round(card.confidence, 4),
-             "box": [round(v, 1) for v in card.box],
-             "corners": [[round(v, 1) for v in b] for b in card.detections.boxes.tolist()]}
-            for card in seen.cards
-        ],
+        "cards": [card_json(card) for card in seen.cards],
         "conflicts": [
             {"card": str(c.card), "places": [[round(x, 1), round(y, 1)] for x, y in c.places],
              "reason": c.reason}

@@ -169,6 +169,7 @@ class _Track:
             self.centre,
             self.seen.glyph_size,
             self.seen.detections.shifted(dx, dy),
+            in_frame=self.misses == 0,
         )
 
 

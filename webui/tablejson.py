@@ -5,19 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from vision.cards_from_detections import SeenCard
+from vision.detector import card_json
 from vision.roles import TableState
 
 
 def _card(seen: SeenCard, role: str) -> dict[str, Any]:
-    """`box` covers every index the card was seen by (both corners: nearly the whole card);
-    `corners` holds each index's own box, what a correction of a misread card cuts out."""
-    return {
-        "card": str(seen.card),
-        "confidence": round(seen.confidence, 3),
-        "box": [round(v, 1) for v in seen.box],
-        "corners": [[round(v, 1) for v in box] for box in seen.detections.boxes.tolist()],
-        "role": role,
-    }
+    return {**card_json(seen), "role": role}
 
 
 def table_json(state: TableState) -> dict[str, Any]:

@@ -55,6 +55,20 @@ def test_hand_passing_over_does_not_remove_cards_but_long_absence_does() -> None
     assert state.seats["bottom"].play == ()
 
 
+def test_card_kept_through_a_gap_is_not_in_this_frame() -> None:
+    """Its boxes are where it was last seen: a correction must not cut this frame there."""
+    smoother = TableSmoother(TWO)
+    row = table([play_row("bottom", ["5H", "6H"])])
+    for _ in range(4):
+        seen = feed(smoother, row).state.seats["bottom"].play
+    assert [c.in_frame for c in seen] == [True, True]
+    kept = feed(smoother, Detections.empty()).state.seats["bottom"].play
+    assert [c.card for c in kept] == [parse_card("5H"), parse_card("6H")]
+    assert [c.in_frame for c in kept] == [False, False]
+    back = feed(smoother, row).state.seats["bottom"].play
+    assert [c.in_frame for c in back] == [True, True]
+
+
 def test_identity_flip_is_decided_by_vote() -> None:
     smoother = TableSmoother(TWO)
     six = table([play_row("bottom", ["6H"])])

@@ -8,11 +8,12 @@ from typing import Any
 
 from flask.testing import FlaskClient
 
-from scorer.cards import parse_cards
+from scorer.cards import parse_card, parse_cards
 from scorer.show import score_show
 from tests.vision.tabletop import card_detections, row_detections, table
 from tests.webui.fakes import TableDetector
 from vision.cards_from_detections import cards_from_detections
+from vision.detections import class_of_card
 from webui import create_app
 
 DEMO = Path(__file__).resolve().parents[2] / "webui" / "static" / "demo" / "table.jpg"
@@ -72,6 +73,22 @@ def test_each_card_carries_the_box_of_every_corner_it_was_read_by(db_path: Path)
             if card["card"] in both:  # each corner is one index, the box nearly the card
                 assert all(3 * (x2 - x1) < card["box"][2] - card["box"][0]
                            for x1, _, x2, _ in corners)  # fmt: skip
+
+
+def test_a_card_kept_through_a_gap_offers_no_corners_to_correct(db_path: Path) -> None:
+    """Its boxes are from an earlier frame: cutting this frame there would teach the deck
+    whatever now lies at that spot."""
+    detector = TableDetector(SHOW)
+    client = create_app({"TESTING": True, "DATABASE": db_path,
+                         "DETECTOR": detector}).test_client()  # fmt: skip
+    game_id = client.post("/api/games", json={"players": 2, "first_dealer": 0}).json["id"]
+    post_frames(client, game_id, 4)
+    detector.detections = SHOW[SHOW.class_ids != class_of_card(parse_card("5D"))]  # covered
+    table = post_frames(client, game_id, 1)[0]["table"]
+    starter = next(c for c in table["cards"] if c["role"] == "starter")
+    assert starter["card"] == "5D" and starter["corners"] == [] and starter["in_frame"] is False
+    others = [c for c in table["cards"] if c["role"] != "starter"]
+    assert len(others) == 12 and all(c["in_frame"] and c["corners"] for c in others)
 
 
 def test_each_game_smooths_its_own_frames(db_path: Path) -> None:

@@ -196,11 +196,15 @@ class ServerCamera {
 }
 
 /* A card the camera sees, with a "wrong?" button that calls `onWrong(card)` (the card's
-   object in the answer, with its `corners`). */
+   object in the answer, with its `corners`). A card kept through a gap has no corners in
+   this frame, so nothing of it could be saved: its button waits until the camera sees it. */
 function seenChip(card, onWrong) {
-  return el("span", { class: "seen" }, cardChip(card.card),
-    el("button", { type: "button", class: "wrong", "aria-label": `${card.card} is wrong`,
-      onclick: () => onWrong(card) }, "wrong?"));
+  const button = card.corners.length
+    ? el("button", { type: "button", class: "wrong", "aria-label": `${card.card} is wrong`,
+        onclick: () => onWrong(card) }, "wrong?")
+    : el("button", { type: "button", class: "wrong", disabled: "",
+        title: "not seen in this frame: hold the card in view" }, "wrong?");
+  return el("span", { class: "seen" }, cardChip(card.card), button);
 }
 
 /* What the page's camera sees, role by role, and the show of each complete hand beside the
