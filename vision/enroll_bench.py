@@ -91,22 +91,27 @@ def play_the_player(enrollment: Enrollment, truth: list[tuple[Image, Boxes, list
 
 
 #: Index sizes (longer box side, px) the game-scene accuracy is broken down by.
-SIZE_BANDS = ((0, 12), (12, 16), (16, 20), (20, 28), (28, 10_000))
+SIZE_BANDS = ((0, 12), (12, 16), (16, 20), (20, 28), (28, 40), (40, 10_000))
+#: Game scenes are as wide as the frames the page's camera asks for (1280 px): the detector
+#: sees them shrunk to 640, the reader cuts its crops from the full frame. Their indices are
+#: 8-40 px tall at 640, so 16-80 px here.
+GAME_PX = 1280
 
 
 def game_accuracy(deck: Deck, models: Path, readers: dict[str, Path], scenes: int,
-                  seed: int) -> dict[str, dict[str, Any]]:  # fmt: skip
-    """Per-index and per-card accuracy of each reader on labelled indices of game scenes,
-    read as the app reads them (every quarter turn), and per index size: at 640 px the
+                  seed: int, size: int = GAME_PX) -> dict[str, dict[str, Any]]:  # fmt: skip
+    """Per-index and per-card accuracy of each reader on labelled indices of game scenes
+    `size` px wide, read as the app reads them (every quarter turn), and per index size: the
     smallest indices carry too few pixels for any reader."""
+    config = SynthConfig(size=size, glyph_px=(8.0 * size / 640, 40.0 * size / 640))
     crops: list[Image] = []
     truth: list[int] = []
     card_of: list[int] = []
     sizes: list[float] = []
     for i in range(scenes):
-        scene = make_scene([deck], scene_rng(seed, 10_000 + i), SynthConfig(size=640))
+        scene = make_scene([deck], scene_rng(seed, 10_000 + i), config)
         frame = np.ascontiguousarray(scene.image[..., ::-1])
-        boxes, classes = _label_boxes(scene.labels, 640)
+        boxes, classes = _label_boxes(scene.labels, size)
         owners = [k for k, card in enumerate(scene.cards) for _ in card["labelled"]]
         for box, cls, owner in zip(boxes, classes, owners, strict=True):
             crops.append(crop_index(frame, box.astype(np.float64), 64))
@@ -137,7 +142,7 @@ def game_accuracy(deck: Deck, models: Path, readers: dict[str, Path], scenes: in
 
 
 def bench_deck(name: str, models: Path, settings: TuneSettings, scenes: int, seed: int,
-               truth_boxes: bool = False) -> dict[str, Any]:  # fmt: skip
+               truth_boxes: bool = False, scene_px: int = GAME_PX) -> dict[str, Any]:  # fmt: skip
     """One deck's enrolment, tune and game-scene reading (`truth_boxes`: the labelled index
     boxes stand in for the detector, to measure the reading stage alone)."""
     deck = load_decks([CARDART / name])[0]
@@ -160,9 +165,9 @@ def bench_deck(name: str, models: Path, settings: TuneSettings, scenes: int, see
                               settings=settings, progress=None)  # fmt: skip
         seconds = time.monotonic() - start
         readers = {"before": models / READER_FILE, "after": result.profile.reader}
-        game = game_accuracy(deck, models, readers, scenes, seed)
+        game = game_accuracy(deck, models, readers, scenes, seed, scene_px)
     return {
-        "deck": name, "finder": "labels" if truth_boxes else "detector",
+        "deck": name, "finder": "labels" if truth_boxes else "detector", "game_px": scene_px,
         "indices_labelled": sum(len(b) for _, b, _ in truth),
         "indices_found": found, "cards_found": len(enrollment.candidates),
         "proposals_right": proposed_ok, "player_taps": taps,
@@ -181,6 +186,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--models", type=Path, default=MODELS_DIR)
     parser.add_argument("--budget", type=float, default=180.0, help="tune seconds per deck")
     parser.add_argument("--scenes", type=int, default=30, help="game scenes per deck")
+    parser.add_argument(
+        "--scene-px",
+        type=int,
+        default=GAME_PX,
+        help="game scene width (640: a camera giving 640-px frames)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, help="also write the results here (JSON)")
     parser.add_argument("--truth-boxes", action="store_true",
@@ -190,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for name in names:
         result = bench_deck(name, args.models, TuneSettings(budget_s=args.budget),
-                            args.scenes, args.seed, args.truth_boxes)  # fmt: skip
+                            args.scenes, args.seed, args.truth_boxes, args.scene_px)  # fmt: skip
         print(json.dumps(result), flush=True)
         results.append(result)
     if args.out:
