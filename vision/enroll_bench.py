@@ -99,11 +99,11 @@ GAME_PX = 1280
 
 
 def game_accuracy(deck: Deck, models: Path, readers: dict[str, Path], scenes: int,
-                  seed: int, size: int = GAME_PX) -> dict[str, dict[str, Any]]:  # fmt: skip
+                  seed: int, px: int = GAME_PX) -> dict[str, dict[str, Any]]:  # fmt: skip
     """Per-index and per-card accuracy of each reader on labelled indices of game scenes
-    `size` px wide, read as the app reads them (every quarter turn), and per index size: the
+    `px` wide, read as the app reads them (every quarter turn), and per index size: the
     smallest indices carry too few pixels for any reader."""
-    config = SynthConfig(size=size, glyph_px=(8.0 * size / 640, 40.0 * size / 640))
+    config = SynthConfig(size=px, glyph_px=(8.0 * px / 640, 40.0 * px / 640))
     crops: list[Image] = []
     truth: list[int] = []
     card_of: list[int] = []
@@ -111,7 +111,7 @@ def game_accuracy(deck: Deck, models: Path, readers: dict[str, Path], scenes: in
     for i in range(scenes):
         scene = make_scene([deck], scene_rng(seed, 10_000 + i), config)
         frame = np.ascontiguousarray(scene.image[..., ::-1])
-        boxes, classes = _label_boxes(scene.labels, size)
+        boxes, classes = _label_boxes(scene.labels, px)
         owners = [k for k, card in enumerate(scene.cards) for _ in card["labelled"]]
         for box, cls, owner in zip(boxes, classes, owners, strict=True):
             crops.append(crop_index(frame, box.astype(np.float64), 64))
