@@ -29,6 +29,10 @@ F64 = npt.NDArray[np.float64]
 GAP_COST = 6.0
 #: Indices one card may show (some decks print all four corners).
 MAX_INDICES = 4
+#: A card's outline: its long side over its short side (poker 1.4, bridge 1.56, with slack)...
+CARD_ASPECT = (1.15, 2.0)
+#: ...and the share of its bounding rectangle it fills (a rectangle with rounded corners).
+CARD_FILL = 0.88
 #: How far (glyph sizes) a pair's offset may be from a known card's to be one card.
 OFFSET_SLACK = 0.6
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
@@ -113,7 +117,18 @@ def _outlines(frame: Image, glyph: float) -> list[npt.NDArray[np.int32]]:
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     hulls = [np.asarray(cv2.convexHull(c), np.int32) for c in contours]
     least, most = (2.0 * glyph) ** 2, (12.0 * glyph) ** 2
-    return [h for h in hulls if least <= cv2.contourArea(h) <= most]
+    return [h for h in hulls if least <= cv2.contourArea(h) <= most and _card_shaped(h)]
+
+
+def _card_shaped(hull: npt.NDArray[np.int32]) -> bool:
+    """A rectangle of a card's proportions: a pool of lamp light on a pale cloth is bright too,
+    and holding two cards' indices it would make them one card."""
+    (_, _), (w, h), _ = cv2.minAreaRect(hull)
+    if min(w, h) < 1:
+        return False
+    aspect = max(w, h) / min(w, h)
+    fill = cv2.contourArea(hull) / (w * h)
+    return CARD_ASPECT[0] <= aspect <= CARD_ASPECT[1] and fill >= CARD_FILL
 
 
 def _offset(centres: F64, sizes: F64, i: int, j: int) -> F64:

@@ -179,6 +179,22 @@ def test_grouping_without_card_outlines_pairs_by_distance(decks: list[Deck]) -> 
     assert [len(c.boxes) for c in enrollment.candidates] == [2] * 10
 
 
+def test_a_pool_of_light_over_two_cards_is_not_one_card(decks: list[Deck]) -> None:
+    """A lamp lights the cloth around the last two cards of a column and the rest lies in
+    shade: the one bright blob holds four indices, but it is no card's shape."""
+    image, boxes = layout(decks, CLUBS[:10])
+    grey = image.astype(int)
+    wood = (grey.max(axis=2) - grey.min(axis=2) > 40) & (grey.min(axis=2) < 120)
+    pool = np.zeros(image.shape[:2], np.uint8)
+    cv2.ellipse(pool, (555, 170), (75, 190), 0, 0, 360, 1, -1)
+    lit = pool.astype(bool)
+    image[~lit] = (image[~lit] * 0.35).astype(np.uint8)
+    image[lit & wood] = 235
+    enrollment = propose([Shot(image, "C")], fixed(boxes), Templates(decks))
+    assert [len(c.boxes) for c in enrollment.candidates] == [2] * 10
+    assert [c.proposed for c in enrollment.candidates] == CLUBS[:10]
+
+
 def test_touching_cards_are_not_taken_for_one(decks: list[Deck]) -> None:
     image, boxes = layout(decks, CLUBS[:7], touching=True)
     enrollment = propose([Shot(image, "C")], fixed(boxes), uniform)
