@@ -1,0 +1,42 @@
+"""The real-deck enrolment bench takes each card once, as an enrolment shot shows it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from scorer.cards import parse_card
+from vision.detections import class_of_card
+from vision.enroll import cut_patch
+from vision.enroll_bench_real import enrolment_patches
+
+
+def photo(root: Path, name: str, boxes: list[tuple[str, tuple[int, int, int, int]]],
+          seed: int) -> np.ndarray:  # fmt: skip
+    """A noise photo 640 px square and its YOLO labels (`card`, pixel box)."""
+    pixels = np.random.default_rng(seed).integers(0, 256, (640, 640, 3), dtype=np.uint8)
+    (root / "images").mkdir(exist_ok=True)
+    (root / "labels").mkdir(exist_ok=True)
+    cv2.imwrite(str(root / "images" / name), pixels, [cv2.IMWRITE_JPEG_QUALITY, 100])
+    lines = [
+        f"{class_of_card(parse_card(card))} {(x1 + x2) / 1280} {(y1 + y2) / 1280} "
+        f"{(x2 - x1) / 640} {(y2 - y1) / 640}"
+        for card, (x1, y1, x2, y2) in boxes
+    ]
+    (root / "labels" / (Path(name).stem + ".txt")).write_text("\n".join(lines) + "\n")
+    return np.asarray(cv2.imread(str(root / "images" / name)), np.uint8)
+
+
+def test_each_card_once_from_the_photo_showing_most_of_its_corners(tmp_path: Path) -> None:
+    photo(tmp_path, "a.jpg", [("5H", (100, 100, 120, 130))], seed=1)
+    b = photo(tmp_path, "b.jpg", [("5H", (300, 300, 320, 330)), ("2C", (50, 400, 70, 430)),
+                                  ("5H", (400, 200, 420, 230))], seed=2)  # fmt: skip
+    cards = dict(enrolment_patches(tmp_path, ["a.jpg", "b.jpg"]))
+    assert sorted(cards) == ["2C", "5H"]
+    assert [len(cards["5H"]), len(cards["2C"])] == [2, 1]
+    expected = cut_patch(b, np.array([300, 300, 320, 330], np.float32))
+    assert np.abs(cards["5H"][0].astype(int) - expected.astype(int)).mean() < 1.0
+    other = cut_patch(b, np.array([100, 100, 120, 130], np.float32))
+    assert np.abs(cards["5H"][0].astype(int) - other.astype(int)).mean() > 20
