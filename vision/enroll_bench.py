@@ -18,6 +18,7 @@ import argparse
 import json
 import tempfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -201,15 +202,22 @@ def main(argv: list[str] | None = None) -> int:
                         help="use the labelled index boxes instead of the detector")  # fmt: skip
     args = parser.parse_args(argv)
     names = args.decks or sorted(d for d in held_out() if (CARDART / d / "boxes.json").exists())
-    results = []
-    for name in names:
-        settings = TuneSettings(budget_s=args.budget)
-        result = bench_deck(name, args.models, settings, args.scenes, args.seed,
-                            args.truth_boxes, tuple(args.scene_px))  # fmt: skip
+    settings = TuneSettings(budget_s=args.budget)
+    return report(
+        (bench_deck(name, args.models, settings, args.scenes, args.seed, args.truth_boxes,
+                    tuple(args.scene_px)) for name in names),
+        args.out,
+    )  # fmt: skip
+
+
+def report(results: Iterable[dict[str, Any]], out: Path | None) -> int:
+    """Print each result as one JSON line as soon as it is measured; `out` also gets them all."""
+    kept = []
+    for result in results:
         print(json.dumps(result), flush=True)
-        results.append(result)
-    if args.out:
-        args.out.write_text(json.dumps(results, indent=1))
+        kept.append(result)
+    if out:
+        out.write_text(json.dumps(kept, indent=1))
     return 0
 
 

@@ -29,6 +29,7 @@ from vision.crops import crop_index
 from vision.detections import CLASS_NAMES, Detections
 from vision.detector import MODELS_DIR, READER_FILE, CardReader
 from vision.enroll import cut_patch
+from vision.enroll_bench import report
 from vision.profiles import ProfileStore
 from vision.realsplit import read_shots
 from vision.sources import read_image
@@ -121,15 +122,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="also write the results here (JSON)")
     args = parser.parse_args(argv)
     split = json.loads(args.split.read_text())
-    results = []
-    for group in args.groups:
-        result = bench_group(group, args.dataset, split, args.models,
-                             TuneSettings(budget_s=args.budget))  # fmt: skip
-        print(json.dumps(result), flush=True)
-        results.append(result)
-    if args.out:
-        args.out.write_text(json.dumps(results, indent=1))
-    return 0
+    settings = TuneSettings(budget_s=args.budget)
+    return report(
+        (bench_group(group, args.dataset, split, args.models, settings) for group in args.groups),
+        args.out,
+    )
 
 
 if __name__ == "__main__":
