@@ -26,13 +26,13 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.crops import crop_index
-from vision.detections import CLASS_NAMES, Detections
+from vision.detections import CLASS_NAMES
 from vision.detector import MODELS_DIR, READER_FILE, CardReader
-from vision.enroll import cut_patch
+from vision.enroll import READ_PX, cut_patch
 from vision.enroll_bench import report
+from vision.evaluate import labelled_photos
 from vision.profiles import ProfileStore
 from vision.realsplit import read_shots
-from vision.sources import read_image
 from vision.tune import TuneSettings, tune_profile
 
 Image = npt.NDArray[np.uint8]
@@ -40,19 +40,11 @@ Image = npt.NDArray[np.uint8]
 CARD_KEY = 1000
 
 
-def labelled(dataset: Path, name: str) -> tuple[Image, Detections]:
-    frame = read_image(dataset / "images" / name)
-    height, width = frame.shape[:2]
-    text = (dataset / "labels" / (Path(name).stem + ".txt")).read_text()
-    return frame, Detections.from_yolo_labels(text, width, height)
-
-
 def enrolment_patches(dataset: Path, photos: Sequence[str]) -> list[tuple[str, list[Image]]]:
     """Each card once, as an enrolment shot shows it: the corners of the first photo that shows
     the most of them (the tune holds a card's second corner back to check itself)."""
     best: dict[str, tuple[int, list[Image]]] = {}
-    for name in photos:
-        frame, truth = labelled(dataset, name)
+    for _, frame, truth in labelled_photos(dataset, photos):
         for class_id in np.unique(truth.class_ids).tolist():
             card = CLASS_NAMES[class_id]
             boxes = truth.boxes[truth.class_ids == class_id][:2]
@@ -67,10 +59,9 @@ def read_photos(dataset: Path, photos: Sequence[str], models: Path,
     crops: list[Image] = []
     truth: list[int] = []
     card_of: list[int] = []
-    for k, name in enumerate(photos):
-        frame, labels = labelled(dataset, name)
+    for k, (_, frame, labels) in enumerate(labelled_photos(dataset, photos)):
         for box, class_id in zip(labels.boxes, labels.class_ids.tolist(), strict=True):
-            crops.append(crop_index(frame, box.astype(np.float64), 64))
+            crops.append(crop_index(frame, box.astype(np.float64), READ_PX))
             truth.append(class_id)
             card_of.append(k * CARD_KEY + class_id)
     expected, cards = np.array(truth), np.array(card_of)
