@@ -3,8 +3,10 @@
 Starts from the base reader's training weights (`models/reader.pt`), trains on the profile's
 confirmed patches (varied, see `vision.tune_data`) plus general crops, exports ONNX, and
 measures the base and the tuned reader on index patches it held back (the second index of
-each card seen whole, read at 8 angles). Everything happens in the profile store's staging
-folder; only a finished tune is committed, so a failure or a cancel keeps the old profile.
+each card seen whole, read at 8 angles). A tuned reader that reads those worse than the base
+is not installed: the deck keeps the base reader (and its cards, for a later re-tune).
+Everything happens in the profile store's staging folder; only a finished tune is committed, so
+a failure or a cancel keeps the old profile.
 """
 
 from __future__ import annotations
@@ -69,6 +71,8 @@ class TuneResult:
     accuracy_after: float | None
     held_out: int
     seconds: float
+    #: True when the tune read the held-back corners worse and the deck kept the base reader.
+    kept_base: bool = False
 
 
 def classifier(onnx: Path) -> Callable[[Image], npt.NDArray[np.float32]]:
@@ -133,15 +137,19 @@ def tune_profile(
 
         export_onnx(weights, staged / READER_FILE, imgsz=READ_PX, dynamic=True)
         after = held_out_accuracy(staged / READER_FILE, held, settings.eval_angles)
+        kept_base = before is not None and after is not None and after < before
+        if kept_base:
+            shutil.copyfile(base_onnx, staged / READER_FILE)
         seconds = time.monotonic() - start
         record.update(
             base_model=file_hash(base_onnx), tuned=_now(), tune_seconds=round(seconds, 1),
             accuracy_before=before, accuracy_after=after, held_out=len(held),
+            reader="base" if kept_base else "tuned",
         )  # fmt: skip
         if cancel is not None and cancel():
             raise TuneCancelled("tune cancelled")
         profile = store.commit(staged, record)
-        return TuneResult(profile, before, after, len(held), seconds)
+        return TuneResult(profile, before, after, len(held), seconds, kept_base)
     except BaseException:
         store.discard(staged)
         raise

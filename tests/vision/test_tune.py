@@ -8,14 +8,18 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import shutil
 from pathlib import Path
 
 import cv2
 import pytest
 
+import vision.train
 from cribcam.cli import build_parser, main
 from tests.vision.test_enroll import FIXTURE, MODELS, fixed, layout, uniform
+from vision import tune
 from vision.detect_cli import deck_reader
+from vision.detector import READER_FILE
 from vision.enroll import Shot, propose
 from vision.enroll_layout import RANKS
 from vision.profiles import ProfileStore, file_hash
@@ -86,3 +90,27 @@ def test_a_cancelled_tune_keeps_the_previous_profile(tuned: Tuned) -> None:
                      cancel=lambda: True)  # fmt: skip
     assert file_hash(store.get("home").reader) == before
     assert store.names() == ["home"]
+
+
+def test_a_tune_that_reads_worse_keeps_the_base_reader(
+    tuned: Tuned, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A re-tune whose reader reads the held-back corners worse than the base never installs it."""
+    store, _, _ = tuned
+    shutil.copytree(store.root, tmp_path / "decks")
+    copy = ProfileStore(tmp_path / "decks")
+
+    def export(weights: Path, target: Path, **_: object) -> Path:
+        target.write_bytes(b"a worse reader")
+        return target
+
+    def accuracy(onnx: Path, held: object, angles: int) -> float:
+        return 0.9 if onnx == MODELS / READER_FILE else 0.5
+
+    monkeypatch.setattr(tune, "_train", lambda *_: MODELS / "reader.pt")
+    monkeypatch.setattr(vision.train, "export_onnx", export)
+    monkeypatch.setattr(tune, "held_out_accuracy", accuracy)
+    result = tune_profile(copy, "home", None, base_models=MODELS, settings=QUICK)
+    assert result.kept_base and (result.accuracy_before, result.accuracy_after) == (0.9, 0.5)
+    assert file_hash(copy.get("home").reader) == file_hash(MODELS / READER_FILE)
+    assert copy.get("home").record["reader"] == "base"
