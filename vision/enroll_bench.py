@@ -28,7 +28,7 @@ import numpy.typing as npt
 from vision.cardart import CLASSES
 from vision.crops import crop_index
 from vision.detector import MODELS_DIR, READER_FILE, CardReader
-from vision.enroll import Candidate, Enrollment, Shot, propose
+from vision.enroll import READ_PX, Candidate, Enrollment, Shot, propose
 from vision.enroll_layout import RANKS
 from vision.profiles import ProfileStore
 from vision.synth import Deck, Placement, SynthConfig, _affine, load_decks, make_scene, scene_rng
@@ -116,7 +116,7 @@ def game_accuracy(deck: Deck, models: Path, readers: dict[str, Path], scenes: in
         boxes, classes = _label_boxes(scene.labels, px)
         owners = [k for k, card in enumerate(scene.cards) for _ in card["labelled"]]
         for box, cls, owner in zip(boxes, classes, owners, strict=True):
-            crops.append(crop_index(frame, box.astype(np.float64), 64))
+            crops.append(crop_index(frame, box.astype(np.float64), READ_PX))
             truth.append(cls)
             card_of.append(i * 1000 + owner)
             sizes.append(float(max(box[2] - box[0], box[3] - box[1])))
