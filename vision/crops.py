@@ -7,10 +7,15 @@ import numpy as np
 import numpy.typing as npt
 
 Image = npt.NDArray[np.uint8]
+#: Margin around the box when a crop is read (training cuts 0.1-0.4 at random). Measured with the
+#: preview-4 reader on labelled corners, 0.15 read best on the real training part (99.5 % vs
+#: 99.4 % at 0.25) and on the held-out synthetic designs (83.8 % vs 83.4 %): less of the
+#: neighbouring cards and table in the crop.
+READ_MARGIN = 0.15
 
 
-def crop_index(pixels: Image, box: npt.NDArray[np.float64], out: int, *, margin: float = 0.25,
-               angle: float = 0.0) -> Image:  # fmt: skip
+def crop_index(pixels: Image, box: npt.NDArray[np.float64], out: int, *,
+               margin: float = READ_MARGIN, angle: float = 0.0) -> Image:  # fmt: skip
     """A square crop around one corner index, rotated by `angle` degrees, `out` px wide.
 
     The crop is a square on the box's longer side plus a margin, so the glyph keeps its aspect

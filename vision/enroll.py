@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from vision.crops import crop_index
+from vision.crops import READ_MARGIN, crop_index
 from vision.detections import CLASS_NAMES
 from vision.enroll_layout import Group, align_suit, group_indices, reading_order
 from vision.errors import VisionError
@@ -50,7 +50,7 @@ def cut_patch(frame: Image, box: npt.NDArray[np.float32]) -> Image:
     return crop_index(frame, box.astype(np.float64), PATCH_PX, margin=margin)
 
 
-def crop_from_patch(patch: Image, out: int = READ_PX, *, margin: float = 0.25,
+def crop_from_patch(patch: Image, out: int = READ_PX, *, margin: float = READ_MARGIN,
                     angle: float = 0.0) -> Image:  # fmt: skip
     """A reader crop cut from a patch the way inference cuts it from a frame."""
     side = patch.shape[0] / PATCH_SPAN
