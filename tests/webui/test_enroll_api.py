@@ -66,13 +66,15 @@ class ShotReader:
 
 class FakeTuner:
     """Tunes like `tune_profile` (a staging copy, committed only when done, discarded on
-    cancel) but writes `reader v<n>` as the reader and waits for `gate` instead of training."""
+    cancel) but writes `reader v<n>` as the reader and waits for `gate` instead of training;
+    with `worse` set it reports a tune that read worse and kept the base reader."""
 
     def __init__(self) -> None:
         self.gate = threading.Event()
         self.gate.set()
         self.version = 0
         self.calls: list[str] = []
+        self.worse = False
 
     def __call__(
         self, store: ProfileStore, name: str, *, progress: Progress, cancel: Cancel
@@ -88,9 +90,11 @@ class FakeTuner:
                 if cancel():
                     raise TuneCancelled("tune cancelled")
             held = sum(1 for crop in record["crops"] if crop["held_out"])
+            after = 0.25 if self.worse else 0.875
             record.update(tuned="9999-12-31T00:00:00+00:00", accuracy_before=0.5,
-                          accuracy_after=0.875, held_out=held)  # fmt: skip
-            return TuneResult(store.commit(staged, record), 0.5, 0.875, held, 0.1)
+                          accuracy_after=after, held_out=held,
+                          reader="base" if self.worse else "tuned")  # fmt: skip
+            return TuneResult(store.commit(staged, record), 0.5, after, held, 0.1, self.worse)
         except BaseException:
             store.discard(staged)
             raise
@@ -350,8 +354,21 @@ def test_finish_saves_the_deck_and_tunes_it(
     assert listed["active"] == "kitchen"  # finishing puts the deck in use
     (kitchen,) = listed["decks"]
     assert kitchen["tuned"] and not kitchen["needs_tune"] and kitchen["accuracy_after"] == 0.875
+    assert not status["kept_base"] and not kitchen["kept_base"]
     assert (decks_dir / "kitchen" / READER_FILE).read_text() == "reader v1"
     assert tuner.calls == ["kitchen"]
+
+
+def test_a_tune_that_kept_the_base_reader_says_so(
+    client: FlaskClient, reader: ShotReader, decks: list[Deck], tuner: FakeTuner
+) -> None:
+    enrolled(client, reader, decks, "kitchen")
+    tuner.worse = True
+    ok(client.post("/api/decks/kitchen/tune"), 202)
+    status = wait_tune(client, "done")
+    assert status["kept_base"] and status["accuracy_after"] < status["accuracy_before"]
+    (kitchen,) = ok(client.get("/api/decks"))["decks"]
+    assert kitchen["kept_base"] and kitchen["tuned"]
 
 
 def test_tuning_without_the_train_extra_keeps_the_crops(
