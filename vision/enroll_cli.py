@@ -167,7 +167,7 @@ def _tune(args: argparse.Namespace, store: ProfileStore, name: str,
         print(f"held-out crops ({result.held_out} indices x 8 angles): "
               f"base reader {before:.1%} -> tuned {after:.1%}")  # fmt: skip
     if result.kept_base:
-        print("the tuned reader read them worse: the deck keeps the base reader "
+        print("the tuned reader read them clearly worse: the deck keeps the base reader "
               "(its cards stay saved for a later re-tune)")  # fmt: skip
     print(f"deck {name!r} saved in {result.profile.folder} ({result.seconds:.0f} s)")
     if getattr(args, "use", False):

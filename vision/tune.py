@@ -3,8 +3,8 @@
 Starts from the base reader's training weights (`models/reader.pt`), trains on the profile's
 confirmed patches (varied, see `vision.tune_data`) plus general crops, exports ONNX, and
 measures the base and the tuned reader on index patches it held back (the second index of
-each card seen whole, read at 8 angles). A tuned reader that reads those worse than the base
-is not installed: the deck keeps the base reader (and its cards, for a later re-tune).
+each card seen whole, read at 8 angles). A tuned reader that reads those clearly worse than the
+base is not installed: the deck keeps the base reader (and its cards, for a later re-tune).
 Everything happens in the profile store's staging folder; only a finished tune is committed, so
 a failure or a cancel keeps the old profile.
 """
@@ -60,6 +60,10 @@ class TuneSettings:
     variants: int = 20
     general_per_class: int = 16
     eval_angles: int = 8
+    #: A tune is refused when it reads the held-back corners this much worse than the base. A
+    #: deck holds back about 50 corners, so smaller drops are noise: measured on the dev-real
+    #: novelty deck, a tune that read them 1.6 points worse read new photos 4.5 points better.
+    worse_by: float = 0.05
     batch: int = 64
     seed: int = 0
 
@@ -71,7 +75,7 @@ class TuneResult:
     accuracy_after: float | None
     held_out: int
     seconds: float
-    #: True when the tune read the held-back corners worse and the deck kept the base reader.
+    #: True when the tune read the held-back corners clearly worse and the deck kept the base.
     kept_base: bool = False
 
 
@@ -137,7 +141,7 @@ def tune_profile(
 
         export_onnx(weights, staged / READER_FILE, imgsz=READ_PX, dynamic=True)
         after = held_out_accuracy(staged / READER_FILE, held, settings.eval_angles)
-        kept_base = before is not None and after is not None and after < before
+        kept_base = before is not None and after is not None and after < before - settings.worse_by
         if kept_base:
             shutil.copyfile(base_onnx, staged / READER_FILE)
         seconds = time.monotonic() - start

@@ -92,25 +92,29 @@ def test_a_cancelled_tune_keeps_the_previous_profile(tuned: Tuned) -> None:
     assert store.names() == ["home"]
 
 
-def test_a_tune_that_reads_worse_keeps_the_base_reader(
-    tuned: Tuned, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(("after", "kept_base"), [(0.5, True), (0.87, False)])
+def test_only_a_clearly_worse_tune_keeps_the_base_reader(
+    tuned: Tuned, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, after: float, kept_base: bool
 ) -> None:
-    """A re-tune whose reader reads the held-back corners worse than the base never installs it."""
+    """A re-tune that reads the held-back corners clearly worse (0.9 -> 0.5) is not installed;
+    a drop within the noise of so few corners (0.9 -> 0.87) is."""
     store, _, _ = tuned
     shutil.copytree(store.root, tmp_path / "decks")
     copy = ProfileStore(tmp_path / "decks")
 
     def export(weights: Path, target: Path, **_: object) -> Path:
-        target.write_bytes(b"a worse reader")
+        target.write_bytes(b"the tuned reader")
         return target
 
     def accuracy(onnx: Path, held: object, angles: int) -> float:
-        return 0.9 if onnx == MODELS / READER_FILE else 0.5
+        return 0.9 if onnx == MODELS / READER_FILE else after
 
     monkeypatch.setattr(tune, "_train", lambda *_: MODELS / "reader.pt")
     monkeypatch.setattr(vision.train, "export_onnx", export)
     monkeypatch.setattr(tune, "held_out_accuracy", accuracy)
     result = tune_profile(copy, "home", None, base_models=MODELS, settings=QUICK)
-    assert result.kept_base and (result.accuracy_before, result.accuracy_after) == (0.9, 0.5)
-    assert file_hash(copy.get("home").reader) == file_hash(MODELS / READER_FILE)
-    assert copy.get("home").record["reader"] == "base"
+    assert result.kept_base == kept_base and result.accuracy_after == after
+    reader = copy.get("home").reader
+    assert (file_hash(reader) == file_hash(MODELS / READER_FILE)) == kept_base
+    assert (reader.read_bytes() == b"the tuned reader") != kept_base
+    assert copy.get("home").record["reader"] == ("base" if kept_base else "tuned")

@@ -53,7 +53,7 @@ async function loadDecks() {
 function deckLine(deck) {
   if (!deck.tuned) return `not tuned yet · ${deck.cards} cards saved`;
   let text = `tuned · held-out corners read ${percent(deck.accuracy_before)} → ${percent(deck.accuracy_after)}`;
-  if (deck.kept_base) text += " · uses the base reader (the tune read worse)";
+  if (deck.kept_base) text += " · uses the base reader (the tune read clearly worse)";
   text += ` · ${deck.cards} cards`;
   if (deck.corrections) text += ` · ${deck.corrections} game correction${deck.corrections === 1 ? "" : "s"}`;
   if (deck.needs_tune) text += " · tune again to use the new cards";
@@ -130,7 +130,7 @@ function renderTune(tune) {
     result = tune.held_out
       ? `Held-out corners (${tune.held_out} × 8 angles) read right: base reader ${percent(tune.accuracy_before)} → tuned ${percent(tune.accuracy_after)}.`
       : "Tuned (no corner was held back to measure it).";
-    if (tune.kept_base) result += " The tuned reader read them worse, so this deck keeps the base reader; its cards stay saved for a later tune.";
+    if (tune.kept_base) result += " The tuned reader read them clearly worse, so this deck keeps the base reader; its cards stay saved for a later tune.";
   } else if (tune.state === "failed") {
     result = `The tune failed: ${tune.error}. The deck's previous reader is kept.`;
   }
