@@ -57,12 +57,8 @@ class TuneSettings:
     budget_s: float = 180.0
     #: Seconds kept back from training for the export and the after-measurement.
     reserve_s: float = 25.0
-    #: Varied crops per confirmed patch, and general crops per card. General crops outnumber the
-    #: deck's own about 5 to 1: with 20 own to 16 general, a standard design the base reader
-    #: already read (npm-cardsjs, 673 cards) fell from 99.4 to 97.8 % per card; with this mix it
-    #: read 99.3 %, and the novelty design (penguins) gained as much (98.2 -> 99.5 %).
-    variants: int = 10
-    general_per_class: int = 48
+    variants: int = 20
+    general_per_class: int = 16
     eval_angles: int = 8
     #: A tune is refused when it reads the held-back corners this much worse than the base. A
     #: deck holds back about 50 corners, so smaller drops are noise: measured on the dev-real
