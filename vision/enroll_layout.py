@@ -95,11 +95,12 @@ def _cards_outlined(frame: Image, centres: F64,
             found.append((outline, inside))
     if not found:
         return []
-    typical = float(np.median([cv2.contourArea(outline) for outline, _ in found]))
+    areas = [cv2.contourArea(outline) for outline, _ in found]
+    typical = float(np.median(areas))
     return [
         (outline, inside)
-        for outline, inside in found
-        if len(inside) <= MAX_INDICES and cv2.contourArea(outline) <= 1.5 * typical
+        for (outline, inside), area in zip(found, areas, strict=True)
+        if len(inside) <= MAX_INDICES and area <= 1.5 * typical
     ]
 
 
@@ -117,17 +118,18 @@ def _outlines(frame: Image, glyph: float) -> list[npt.NDArray[np.int32]]:
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     hulls = [np.asarray(cv2.convexHull(c), np.int32) for c in contours]
     least, most = (2.0 * glyph) ** 2, (12.0 * glyph) ** 2
-    return [h for h in hulls if least <= cv2.contourArea(h) <= most and _card_shaped(h)]
+    return [h for h in hulls if least <= (area := cv2.contourArea(h)) <= most
+            and _card_shaped(h, area)]  # fmt: skip
 
 
-def _card_shaped(hull: npt.NDArray[np.int32]) -> bool:
+def _card_shaped(hull: npt.NDArray[np.int32], area: float) -> bool:
     """A rectangle of a card's proportions: a pool of lamp light on a pale cloth is bright too,
     and holding two cards' indices it would make them one card."""
     (_, _), (w, h), _ = cv2.minAreaRect(hull)
     if min(w, h) < 1:
         return False
     aspect = max(w, h) / min(w, h)
-    fill = cv2.contourArea(hull) / (w * h)
+    fill = area / (w * h)
     return CARD_ASPECT[0] <= aspect <= CARD_ASPECT[1] and fill >= CARD_FILL
 
 
