@@ -447,23 +447,25 @@ def index_boxes(face: RGBA, code: str = "AS") -> dict[str, Box] | None:
     return _boxes_with(face, *FINDER_VARIANTS[0])
 
 
-def find_deck_boxes(faces: dict[str, RGBA]) -> tuple[dict[str, dict[str, Box]], list[str]]:
+def find_deck_boxes(
+    faces: dict[str, RGBA], usual_place: bool = False
+) -> tuple[dict[str, dict[str, Box]], list[str]]:
     """Index boxes of a deck's faces and the problems found, per card.
 
     A card whose passing boxes lie off the deck's usual index place gets its other passing
-    variants tried (nearest the usual place wins) before it is reported.
+    variants tried (nearest the usual place wins). With `usual_place` (decks checked by eye:
+    an index touching the art or the frame gets the pip alone boxed), a corner whose box
+    still fails, or lies off that place, takes the usual place's box when that one passes.
     """
     boxes: dict[str, dict[str, Box]] = {}
     cands: dict[str, list[dict[str, Box]]] = {}
-    probs: list[str] = []
     for code, face in faces.items():
         cands[code] = index_box_candidates(face, code)
         b = cands[code][0] if cands[code] else index_boxes(face, code)
-        probs.extend(check_face(code, face, b))
         if b is not None:
             boxes[code] = b
     if not faces:
-        return boxes, probs
+        return boxes, []
     h, w = next(iter(faces.values())).shape[:2]
     good = {c: boxes[c] for c in boxes if cands.get(c)}
     if len(good) >= 8:
@@ -474,15 +476,42 @@ def find_deck_boxes(faces: dict[str, RGBA]) -> tuple[dict[str, dict[str, Box]], 
         for code, options in cands.items():
             if len(options) > 1:
                 boxes[code] = min(options, key=lambda b: _off_place(b, med, (w, h)))
+        if usual_place:
+            usual = {k: _as_box(med[k]) for k in med}
+            for code, face in faces.items():
+                placed = _at_usual_place(code, face, boxes.get(code, {}), usual, (w, h))
+                if len(placed) == 2:
+                    boxes[code] = placed
+    probs = [p for code, face in faces.items() for p in check_face(code, face, boxes.get(code))]
     probs.extend(_deck_consistency(boxes, (w, h), only=set(good)))
     return boxes, probs
+
+
+def _as_box(values: npt.NDArray[Any]) -> Box:
+    x0, y0, x1, y1 = (round(float(v)) for v in values)
+    return (x0, y0, x1, y1)
+
+
+def _at_usual_place(code: str, face: RGBA, own: dict[str, Box], usual: dict[str, Box],
+                    size: tuple[int, int]) -> dict[str, Box]:  # fmt: skip
+    """`own` with each corner that fails `check_face` or lies off the usual place replaced by
+    the usual place's box, where that box passes."""
+    placed = dict(own)
+    for key, place in usual.items():
+        mine = own.get(key)
+        if (mine is not None and not _box_problems(check_face(code, face, {key: mine}))
+                and _off_place({key: mine}, {key: place}, size) <= 1):  # fmt: skip
+            continue
+        if not _box_problems(check_face(code, face, {key: place})):
+            placed[key] = place
+    return placed
 
 
 def _off_place(b: dict[str, Box], med: dict[str, Any], size: tuple[int, int]) -> float:
     """How far (in units of the allowed distance) a card's boxes lie from the deck's median."""
     w, h = size
     worst = 0.0
-    for key in ("tl", "br"):
+    for key in b:
         m = med[key]
         cx, cy = (b[key][0] + b[key][2]) / 2, (b[key][1] + b[key][3]) / 2
         mx, my = (m[0] + m[2]) / 2, (m[1] + m[3]) / 2
@@ -679,12 +708,14 @@ def _kde_meta(svg_path: Path) -> dict[str, Any]:
     }
 
 
+def _decks_config(config: Path | None = None) -> dict[str, Any]:
+    cfg = config or DECKS_CONFIG
+    return dict(json.loads(cfg.read_text())) if cfg.exists() else {}
+
+
 def _deck_exclusions(name: str, config: Path | None = None) -> dict[str, str]:
     """Cards of `name` that ``datasets/decks.json`` ("exclude_cards") leaves out by hand."""
-    cfg = config or DECKS_CONFIG
-    if not cfg.exists():
-        return {}
-    entry = json.loads(cfg.read_text()).get("exclude_cards", {}).get(name)
+    entry = _decks_config(config).get("exclude_cards", {}).get(name)
     if not entry:
         return {}
     out: dict[str, str] = {}
@@ -708,7 +739,7 @@ def judge_deck(
 
     `extra`: problems found while rendering (card-level ones start with the card's code).
     """
-    boxes, probs = find_deck_boxes(faces)
+    boxes, probs = find_deck_boxes(faces, name in _decks_config().get("index_at_usual_place", []))
     probs = list(extra) + probs
     if len(faces) < 52:
         probs.append(f"{52 - len(faces)} faces render empty")

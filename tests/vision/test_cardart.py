@@ -21,6 +21,7 @@ from vision.cardart import (
     _stacked,
     card_of,
     check_face,
+    find_deck_boxes,
     index_boxes,
     iter_deck_dirs,
     judge_cards,
@@ -184,6 +185,24 @@ def test_big_index_found_through_its_pip() -> None:
     h = face.shape[0]
     assert boxes["tl"][3] - boxes["tl"][1] > 0.3 * h
     assert _stacked(face, boxes["tl"])
+
+
+@pytest.mark.parametrize("usual_place", [False, True])
+def test_index_touching_the_frame_takes_the_usual_place(usual_place: bool) -> None:
+    # a frame line touching the rank (as on the penguins deck's aces and queens) makes the
+    # finder box part of the index; checked-by-eye decks take the deck's usual index place
+    _, faces = load_deck(DECK)
+    x0 = index_boxes(faces["5H"], "5H")["tl"][0]  # type: ignore[index]
+    framed = faces["5H"].copy()
+    framed[:, : x0 + 1, :3] = 0
+    boxes, probs = find_deck_boxes({**faces, "5H": framed}, usual_place)
+    usual = np.median([b["tl"] for code, b in boxes.items() if code != "5H"], axis=0)
+    mine = [p for p in probs if p.startswith("5H/tl")]
+    if usual_place:
+        assert mine == [] and np.abs(np.subtract(boxes["5H"]["tl"], usual)).max() <= 1
+        assert _stacked(framed, boxes["5H"]["tl"])
+    else:
+        assert any("rank above pip" in p for p in mine)
 
 
 def test_npm_specs_cover_the_deck() -> None:
