@@ -81,6 +81,33 @@ def train_stage(
     return project / stage / "weights" / "best.pt"
 
 
+def blend_weights(base: Path, tuned: Path, share: float, target: Path) -> Path:
+    """Weights `share` of the way from `base` to `tuned` (same network), saved at `target`.
+
+    A short fine-tune learns its few crops' look and forgets some of what made the base read
+    other decks; averaging the two networks' weights keeps most of the gain and most of the
+    generality (Wortsman et al. 2022, "Robust fine-tuning of zero-shot models").
+    """
+    import torch
+
+    def network(checkpoint: dict[str, Any]) -> Any:
+        return (checkpoint.get("ema") or checkpoint["model"]).float()
+
+    mine = torch.load(tuned, map_location="cpu", weights_only=False)
+    theirs = network(torch.load(base, map_location="cpu", weights_only=False)).state_dict()
+    model = network(mine)
+    state = model.state_dict()
+    if state.keys() != theirs.keys():
+        raise ValueError(f"{base} and {tuned} are not the same network")
+    model.load_state_dict({
+        name: torch.lerp(theirs[name], value, share) if value.is_floating_point() else value
+        for name, value in state.items()
+    })  # fmt: skip
+    target.parent.mkdir(parents=True, exist_ok=True)
+    torch.save({**mine, "model": model.half(), "ema": None}, target)
+    return target
+
+
 def export_onnx(weights: Path, target: Path, *, imgsz: int, dynamic: bool = False) -> Path:
     """Export weights to ONNX (opset 17, NMS-free head where there is one); `dynamic` lets the
     reader take every crop of a frame in one batch."""

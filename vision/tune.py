@@ -1,7 +1,8 @@
 """Fine-tune the reading stage on one deck, on the CPU, within a wall-clock budget.
 
 Starts from the base reader's training weights (`models/reader.pt`), trains on the profile's
-confirmed patches (varied, see `vision.tune_data`) plus general crops, exports ONNX, and
+confirmed patches (varied, see `vision.tune_data`) plus general crops, averages the tuned
+network's weights with the base's (the tune alone forgets some generality), exports ONNX, and
 measures the base and the tuned reader on index patches it held back (the second index of
 each card seen whole, read at 8 angles). A tuned reader that reads those clearly worse than the
 base is not installed: the deck keeps the base reader (and its cards, for a later re-tune).
@@ -64,6 +65,9 @@ class TuneSettings:
     #: deck holds back about 50 corners, so smaller drops are noise: measured on the dev-real
     #: novelty deck, a tune that read them 1.6 points worse read new photos 4.5 points better.
     worse_by: float = 0.05
+    #: The installed reader's weights lie this share of the way from the base to the tuned
+    #: network (1: the tuned one). See `vision.train.blend_weights`; measured in MODEL_CARD.md.
+    tuned_share: float = 0.75
     batch: int = 64
     seed: int = 0
 
@@ -137,7 +141,10 @@ def tune_profile(
         left = settings.budget_s - (time.monotonic() - start) - settings.reserve_s
         weights = _train(work, base_weights, max(left, 5.0), settings, progress, cancel)
         _report(progress, 1.0, "exporting")
-        from vision.train import export_onnx
+        from vision.train import blend_weights, export_onnx
+
+        if settings.tuned_share < 1.0:
+            weights = blend_weights(base_weights, weights, settings.tuned_share, work / "blend.pt")
 
         export_onnx(weights, staged / READER_FILE, imgsz=READ_PX, dynamic=True)
         after = held_out_accuracy(staged / READER_FILE, held, settings.eval_angles)

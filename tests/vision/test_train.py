@@ -1,4 +1,5 @@
-"""Exporting trained weights: the ONNX lands where asked and nothing is left beside the weights."""
+"""Exporting trained weights (the ONNX lands where asked, nothing is left beside the weights)
+and blending two readers' weights."""
 
 from __future__ import annotations
 
@@ -6,9 +7,10 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from vision.detector import MODELS_DIR, load_model
-from vision.train import export_onnx
+from vision.train import blend_weights, export_onnx
 
 
 def test_export_writes_only_the_target(tmp_path: Path) -> None:
@@ -21,3 +23,43 @@ def test_export_writes_only_the_target(tmp_path: Path) -> None:
     forward, _ = load_model(target, "auto")
     out = forward(np.zeros((3, 3, 64, 64), np.float32))  # any batch size
     assert out.shape == (3, 52)
+
+
+def _shifted(source: Path, target: Path, by: float) -> Path:
+    """`source` with every floating weight moved by `by` (a stand-in for a tuned reader)."""
+    import torch
+
+    checkpoint = torch.load(source, map_location="cpu", weights_only=False)
+    model = (checkpoint.get("ema") or checkpoint["model"]).float()
+    with torch.no_grad():
+        for value in model.state_dict().values():
+            if value.is_floating_point():
+                value += by
+    torch.save({**checkpoint, "model": model.half(), "ema": None}, target)
+    return target
+
+
+def _weights(path: Path) -> dict[str, np.ndarray]:
+    import torch
+
+    checkpoint = torch.load(path, map_location="cpu", weights_only=False)
+    model = (checkpoint.get("ema") or checkpoint["model"]).float()
+    return {k: v.numpy() for k, v in model.state_dict().items() if v.is_floating_point()}
+
+
+def test_blend_lies_its_share_of_the_way_to_the_tuned_weights(tmp_path: Path) -> None:
+    base = MODELS_DIR / "reader.pt"
+    tuned = _shifted(base, tmp_path / "tuned.pt", 1.0)
+    blended = blend_weights(base, tuned, 0.25, tmp_path / "blend.pt")
+    before, after = _weights(base), _weights(blended)
+    assert before.keys() == after.keys()
+    for name, value in before.items():  # weights are stored in half precision
+        gap = np.abs(after[name] - (value + 0.25))
+        assert (gap <= 1e-2 * (1 + np.abs(value))).all(), name
+    forward, _ = load_model(export_onnx(blended, tmp_path / "blend.onnx", imgsz=64), "auto")
+    assert forward(np.zeros((1, 3, 64, 64), np.float32)).shape == (1, 52)
+
+
+def test_blend_refuses_two_different_networks(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="not the same network"):
+        blend_weights(MODELS_DIR / "reader.pt", MODELS_DIR / "detector.pt", 0.5, tmp_path / "x.pt")
