@@ -31,3 +31,7 @@ class SourceOpenError(SourceError):
 
 class FontDeckError(VisionError, ValueError):
     """Bad input to the procedural deck generator (no usable font, a count below one)."""
+
+
+class WeightsError(VisionError, ValueError):
+    """Training weights that cannot be combined (two different networks, a share outside 0-1)."""

@@ -13,6 +13,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from vision.errors import WeightsError
+
 #: Where ultralytics keeps its settings (instead of the user's home).
 CONFIG_DIR = Path(os.environ.get("CRIBCAM_YOLO_CONFIG", "runs/ultralytics-config")).resolve()
 
@@ -90,6 +92,9 @@ def blend_weights(base: Path, tuned: Path, share: float, target: Path) -> Path:
     """
     import torch
 
+    if not 0.0 <= share <= 1.0:
+        raise WeightsError(f"the tuned share must lie between 0 and 1, got {share}")
+
     def network(checkpoint: dict[str, Any]) -> Any:
         return (checkpoint.get("ema") or checkpoint["model"]).float()
 
@@ -98,7 +103,7 @@ def blend_weights(base: Path, tuned: Path, share: float, target: Path) -> Path:
     model = network(mine)
     state = model.state_dict()
     if state.keys() != theirs.keys():
-        raise ValueError(f"{base} and {tuned} are not the same network")
+        raise WeightsError(f"{base} and {tuned} are not the same network")
     model.load_state_dict({
         name: torch.lerp(theirs[name], value, share) if value.is_floating_point() else value
         for name, value in state.items()

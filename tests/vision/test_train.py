@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from vision.detector import MODELS_DIR, load_model
+from vision.errors import WeightsError
 from vision.train import blend_weights, export_onnx
 
 
@@ -60,6 +61,10 @@ def test_blend_lies_its_share_of_the_way_to_the_tuned_weights(tmp_path: Path) ->
     assert forward(np.zeros((1, 3, 64, 64), np.float32)).shape == (1, 52)
 
 
-def test_blend_refuses_two_different_networks(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="not the same network"):
-        blend_weights(MODELS_DIR / "reader.pt", MODELS_DIR / "detector.pt", 0.5, tmp_path / "x.pt")
+def test_blend_refuses_two_different_networks_and_a_share_outside_0_1(tmp_path: Path) -> None:
+    reader, detector = MODELS_DIR / "reader.pt", MODELS_DIR / "detector.pt"
+    with pytest.raises(WeightsError, match="not the same network"):
+        blend_weights(reader, detector, 0.5, tmp_path / "x.pt")
+    with pytest.raises(WeightsError, match="got 1"):
+        blend_weights(reader, reader, 1.5, tmp_path / "x.pt")
+    assert not (tmp_path / "x.pt").exists()
