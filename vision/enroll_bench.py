@@ -9,7 +9,8 @@ is tuned on the CPU, and both readers read every labelled index of fresh synthet
 of that deck (random layouts, perspective, photo effects) at each `--scene-px` width (1280: the
 frames the page's camera asks for; 640: a 640-px camera). Reported per deck: proposals right
 before any tap, taps, held-out crop accuracy, game-scene accuracy per index and per card,
-before and after, and the tune time.
+before and after, the cards the whole app names in those scenes (precision, recall, wrong
+cards), and the tune time.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import json
 import tempfile
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +94,26 @@ def play_the_player(enrollment: Enrollment, truth: list[tuple[Image, Boxes, list
     return taps
 
 
+@dataclass
+class AppTally:
+    """Cards the app named in a run of frames, against the cards really there."""
+
+    right: int = 0
+    wrong: int = 0
+    there: int = 0
+
+    def add(self, named: set[str], there: set[str]) -> None:
+        self.right += len(named & there)
+        self.wrong += len(named - there)
+        self.there += len(there)
+
+    def summary(self) -> dict[str, float | int]:
+        named = self.right + self.wrong
+        return {"precision": round(self.right / max(named, 1), 4),
+                "recall": round(self.right / max(self.there, 1), 4),
+                "wrong": self.wrong, "cards": self.there}  # fmt: skip
+
+
 #: Index sizes (longer box side, px) the game-scene accuracy is broken down by.
 SIZE_BANDS = ((0, 12), (12, 16), (16, 20), (20, 28), (28, 40), (40, 10_000))
 #: Game scenes are as wide as the frames the page's camera asks for (1280 px): the detector
@@ -104,8 +126,12 @@ def game_accuracy(deck: Deck, models: Path, readers: dict[str, Path], scenes: in
                   seed: int, px: int = GAME_PX) -> dict[str, dict[str, Any]]:  # fmt: skip
     """Per-index and per-card accuracy of each reader on labelled indices of game scenes
     `px` wide, read as the app reads them (every quarter turn), and per index size: the
-    smallest indices carry too few pixels for any reader."""
+    smallest indices carry too few pixels for any reader. `app`: the cards the whole app
+    names (detector, reader, calibrated threshold, pairing) against the face-up cards with a
+    labelled index: what a player sees, where an unsure reading names no card at all."""
     config = SynthConfig(size=px, glyph_px=(8.0 * px / 640, 40.0 * px / 640))
+    apps = {name: CardReader(models, reader_path=path) for name, path in readers.items()}
+    named = {name: AppTally() for name in readers}
     crops: list[Image] = []
     truth: list[int] = []
     card_of: list[int] = []
@@ -113,6 +139,9 @@ def game_accuracy(deck: Deck, models: Path, readers: dict[str, Path], scenes: in
     for i in range(scenes):
         scene = make_scene([deck], scene_rng(seed, 10_000 + i), config)
         frame = np.ascontiguousarray(scene.image[..., ::-1])
+        on_table = {card["code"] for card in scene.cards if card["labelled"]}
+        for name, app in apps.items():
+            named[name].add({str(seen.card) for seen in app.cards(frame).cards}, on_table)
         boxes, classes = _label_boxes(scene.labels, px)
         owners = [k for k, card in enumerate(scene.cards) for _ in card["labelled"]]
         for box, cls, owner in zip(boxes, classes, owners, strict=True):
@@ -139,7 +168,7 @@ def game_accuracy(deck: Deck, models: Path, readers: dict[str, Path], scenes: in
         out[name] = {"per_index": round(float(right.mean()), 4),
                      "per_card": round(float(np.mean(per_card)), 4),
                      "indices": len(expected), "cards": len(per_card),
-                     "per_index_by_size": by_size}  # fmt: skip
+                     "per_index_by_size": by_size, "app": named[name].summary()}  # fmt: skip
     return out
 
 
