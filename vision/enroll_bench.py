@@ -128,7 +128,8 @@ def game_accuracy(deck: Deck, models: Path, readers: dict[str, Path], scenes: in
     `px` wide, read as the app reads them (every quarter turn), and per index size: the
     smallest indices carry too few pixels for any reader. `app`: the cards the whole app
     names (detector, reader, calibrated threshold, pairing) against the face-up cards with a
-    labelled index: what a player sees, where an unsure reading names no card at all."""
+    labelled index: what a player sees, where an unsure reading names no card at all (a card
+    named from an index too covered to be labelled counts as wrong: an upper bound)."""
     config = SynthConfig(size=px, glyph_px=(8.0 * px / 640, 40.0 * px / 640))
     apps = {name: CardReader(models, reader_path=path) for name, path in readers.items()}
     named = {name: AppTally() for name in readers}
