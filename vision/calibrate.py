@@ -19,7 +19,7 @@ from vision.calibration import CalibrationError, ScoreCalibration, choose_thresh
 from vision.cards_from_detections import PairingConfig, cards_from_detections
 from vision.detections import CLASS_NAMES, Detections, iou_matrix
 from vision.detector import CardReader
-from vision.evaluate import labelled_photos
+from vision.evaluate import CardSetCounts, labelled_photos
 
 #: Card thresholds tried, lowest first.
 THRESHOLDS = tuple(round(0.30 + 0.02 * i, 2) for i in range(34))
@@ -63,13 +63,8 @@ def read_photos(
 def card_precision_recall(
     photos: list[PhotoReadings], calibration: ScoreCalibration, threshold: float
 ) -> tuple[float, float]:
-    right = read = truth = 0
-    for photo in photos:
-        cards = photo.cards(calibration, threshold)
-        right += len(cards & photo.truth_cards)
-        read += len(cards)
-        truth += len(photo.truth_cards)
-    return right / max(read, 1), right / max(truth, 1)
+    counts = CardSetCounts.of((p.truth_cards, p.cards(calibration, threshold)) for p in photos)
+    return counts.right / max(counts.read, 1), counts.right / max(counts.there, 1)
 
 
 def calibrate(

@@ -20,7 +20,6 @@ import json
 import tempfile
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +31,7 @@ from vision.crops import crop_index
 from vision.detector import MODELS_DIR, READER_FILE, CardReader
 from vision.enroll import READ_PX, Candidate, Enrollment, Shot, propose
 from vision.enroll_layout import RANKS
+from vision.evaluate import CardSetCounts
 from vision.profiles import ProfileStore
 from vision.synth import Deck, Placement, SynthConfig, _affine, load_decks, make_scene, scene_rng
 from vision.tune import TuneSettings, tune_profile
@@ -94,24 +94,12 @@ def play_the_player(enrollment: Enrollment, truth: list[tuple[Image, Boxes, list
     return taps
 
 
-@dataclass
-class AppTally:
-    """Cards the app named in a run of frames, against the cards really there."""
-
-    right: int = 0
-    wrong: int = 0
-    there: int = 0
-
-    def add(self, named: set[str], there: set[str]) -> None:
-        self.right += len(named & there)
-        self.wrong += len(named - there)
-        self.there += len(there)
-
-    def summary(self) -> dict[str, float | int]:
-        named = self.right + self.wrong
-        return {"precision": round(self.right / max(named, 1), 4),
-                "recall": round(self.right / max(self.there, 1), 4),
-                "wrong": self.wrong, "cards": self.there}  # fmt: skip
+def app_summary(photos: list[tuple[set[str], set[str]]]) -> dict[str, float | int]:
+    """What the app named over (cards there, cards named) frames: precision, recall, wrong."""
+    counts = CardSetCounts.of(photos)
+    return {"precision": round(counts.right / max(counts.read, 1), 4),
+            "recall": round(counts.right / max(counts.there, 1), 4),
+            "wrong": counts.read - counts.right, "cards": counts.there}  # fmt: skip
 
 
 #: Index sizes (longer box side, px) the game-scene accuracy is broken down by.
@@ -132,7 +120,7 @@ def game_accuracy(deck: Deck, models: Path, readers: dict[str, Path], scenes: in
     named from an index too covered to be labelled counts as wrong: an upper bound)."""
     config = SynthConfig(size=px, glyph_px=(8.0 * px / 640, 40.0 * px / 640))
     apps = {name: CardReader(models, reader_path=path) for name, path in readers.items()}
-    named = {name: AppTally() for name in readers}
+    named: dict[str, list[tuple[set[str], set[str]]]] = {name: [] for name in readers}
     crops: list[Image] = []
     truth: list[int] = []
     card_of: list[int] = []
@@ -142,7 +130,7 @@ def game_accuracy(deck: Deck, models: Path, readers: dict[str, Path], scenes: in
         frame = np.ascontiguousarray(scene.image[..., ::-1])
         on_table = {card["code"] for card in scene.cards if card["labelled"]}
         for name, app in apps.items():
-            named[name].add({str(seen.card) for seen in app.cards(frame).cards}, on_table)
+            named[name].append((on_table, {str(seen.card) for seen in app.cards(frame).cards}))
         boxes, classes = _label_boxes(scene.labels, px)
         owners = [k for k, card in enumerate(scene.cards) for _ in card["labelled"]]
         for box, cls, owner in zip(boxes, classes, owners, strict=True):
@@ -169,7 +157,7 @@ def game_accuracy(deck: Deck, models: Path, readers: dict[str, Path], scenes: in
         out[name] = {"per_index": round(float(right.mean()), 4),
                      "per_card": round(float(np.mean(per_card)), 4),
                      "indices": len(expected), "cards": len(per_card),
-                     "per_index_by_size": by_size, "app": named[name].summary()}  # fmt: skip
+                     "per_index_by_size": by_size, "app": app_summary(named[name])}  # fmt: skip
     return out
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,20 +54,37 @@ class ImageResult:
         )
 
 
+@dataclass(frozen=True)
+class CardSetCounts:
+    """Cards read right, cards read and cards really there, summed over photos."""
+
+    right: int
+    read: int
+    there: int
+
+    @classmethod
+    def of(cls, photos: Iterable[tuple[Set[str], Set[str]]]) -> CardSetCounts:
+        """From each photo's (cards there, cards read)."""
+        right = read = there = 0
+        for truth, cards in photos:
+            right += len(truth & cards)
+            read += len(cards)
+            there += len(truth)
+        return cls(right, read, there)
+
+
 @dataclass
 class Report:
     images: list[ImageResult] = field(default_factory=list)
 
     def summary(self) -> dict[str, Any]:
-        truth = sum(len(r.truth_cards) for r in self.images)
-        read = sum(len(r.read_cards) for r in self.images)
-        right = sum(len(r.truth_cards & r.read_cards) for r in self.images)
+        counts = CardSetCounts.of((r.truth_cards, r.read_cards) for r in self.images)
         ap, recall = corner_metrics(self.images)
         confusions = confusion_counts(self.images)
         return {
             "images": len(self.images),
-            "card_set_precision": right / read if read else 1.0,
-            "card_set_recall": right / truth if truth else 1.0,
+            "card_set_precision": counts.right / counts.read if counts.read else 1.0,
+            "card_set_recall": counts.right / counts.there if counts.there else 1.0,
             "mean_image_precision": statistics.fmean(r.precision for r in self.images),
             "mean_image_recall": statistics.fmean(r.recall for r in self.images),
             "perfect_images": sum(r.truth_cards == r.read_cards for r in self.images),

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 from vision.detector import MODELS_DIR, READER_FILE
-from vision.enroll_bench import AppTally, game_accuracy
+from vision.enroll_bench import app_summary, game_accuracy
 from vision.synth import load_decks
 from vision.tune_data import FIXTURE_DECK
 
 
-def test_app_tally_counts_right_wrong_and_missed_cards() -> None:
-    tally = AppTally()
-    tally.add({"5H", "2C"}, {"5H", "3D"})
-    tally.add(set(), {"AS"})
-    assert tally.summary() == {"precision": 0.5, "recall": 0.3333, "wrong": 1, "cards": 3}
+def test_app_summary_counts_right_wrong_and_missed_cards() -> None:
+    frames = [({"5H", "3D"}, {"5H", "2C"}), ({"AS"}, set())]  # (cards there, cards named)
+    assert app_summary(frames) == {"precision": 0.5, "recall": 0.3333, "wrong": 1, "cards": 3}
 
 
 def test_game_scenes_are_also_read_by_the_whole_app() -> None:
