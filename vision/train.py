@@ -83,6 +83,23 @@ def train_stage(
     return project / stage / "weights" / "best.pt"
 
 
+def load_checkpoint(path: Path) -> tuple[dict[str, Any], Any]:
+    """An ultralytics checkpoint and its network in float32 (the EMA copy where there is one)."""
+    import torch
+
+    checkpoint = torch.load(path, map_location="cpu", weights_only=False)
+    return checkpoint, (checkpoint.get("ema") or checkpoint["model"]).float()
+
+
+def save_checkpoint(checkpoint: dict[str, Any], network: Any, path: Path) -> Path:
+    """`checkpoint` with `network` as its weights (half precision, as ultralytics stores them)."""
+    import torch
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.save({**checkpoint, "model": network.half(), "ema": None}, path)
+    return path
+
+
 def blend_weights(base: Path, tuned: Path, share: float, target: Path) -> Path:
     """Weights `share` of the way from `base` to `tuned` (same network), saved at `target`.
 
@@ -94,23 +111,16 @@ def blend_weights(base: Path, tuned: Path, share: float, target: Path) -> Path:
 
     if not 0.0 <= share <= 1.0:
         raise WeightsError(f"the tuned share must lie between 0 and 1, got {share}")
-
-    def network(checkpoint: dict[str, Any]) -> Any:
-        return (checkpoint.get("ema") or checkpoint["model"]).float()
-
-    mine = torch.load(tuned, map_location="cpu", weights_only=False)
-    theirs = network(torch.load(base, map_location="cpu", weights_only=False)).state_dict()
-    model = network(mine)
+    checkpoint, model = load_checkpoint(tuned)
+    start = load_checkpoint(base)[1].state_dict()
     state = model.state_dict()
-    if state.keys() != theirs.keys():
+    if state.keys() != start.keys():
         raise WeightsError(f"{base} and {tuned} are not the same network")
     model.load_state_dict({
-        name: torch.lerp(theirs[name], value, share) if value.is_floating_point() else value
+        name: torch.lerp(start[name], value, share) if value.is_floating_point() else value
         for name, value in state.items()
     })  # fmt: skip
-    target.parent.mkdir(parents=True, exist_ok=True)
-    torch.save({**mine, "model": model.half(), "ema": None}, target)
-    return target
+    return save_checkpoint(checkpoint, model, target)
 
 
 def export_onnx(weights: Path, target: Path, *, imgsz: int, dynamic: bool = False) -> Path:

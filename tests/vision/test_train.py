@@ -11,7 +11,7 @@ import pytest
 
 from vision.detector import MODELS_DIR, load_model
 from vision.errors import WeightsError
-from vision.train import blend_weights, export_onnx
+from vision.train import blend_weights, export_onnx, load_checkpoint, save_checkpoint
 
 
 def test_export_writes_only_the_target(tmp_path: Path) -> None:
@@ -30,22 +30,17 @@ def _shifted(source: Path, target: Path, by: float) -> Path:
     """`source` with every floating weight moved by `by` (a stand-in for a tuned reader)."""
     import torch
 
-    checkpoint = torch.load(source, map_location="cpu", weights_only=False)
-    model = (checkpoint.get("ema") or checkpoint["model"]).float()
+    checkpoint, model = load_checkpoint(source)
     with torch.no_grad():
         for value in model.state_dict().values():
             if value.is_floating_point():
                 value += by
-    torch.save({**checkpoint, "model": model.half(), "ema": None}, target)
-    return target
+    return save_checkpoint(checkpoint, model, target)
 
 
 def _weights(path: Path) -> dict[str, np.ndarray]:
-    import torch
-
-    checkpoint = torch.load(path, map_location="cpu", weights_only=False)
-    model = (checkpoint.get("ema") or checkpoint["model"]).float()
-    return {k: v.numpy() for k, v in model.state_dict().items() if v.is_floating_point()}
+    state = load_checkpoint(path)[1].state_dict()
+    return {k: v.numpy() for k, v in state.items() if v.is_floating_point()}
 
 
 def test_blend_lies_its_share_of_the_way_to_the_tuned_weights(tmp_path: Path) -> None:
