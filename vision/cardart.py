@@ -708,14 +708,13 @@ def _kde_meta(svg_path: Path) -> dict[str, Any]:
     }
 
 
-def _decks_config(config: Path | None = None) -> dict[str, Any]:
-    cfg = config or DECKS_CONFIG
-    return dict(json.loads(cfg.read_text())) if cfg.exists() else {}
+def _decks_config() -> dict[str, Any]:
+    return dict(json.loads(DECKS_CONFIG.read_text())) if DECKS_CONFIG.exists() else {}
 
 
-def _deck_exclusions(name: str, config: Path | None = None) -> dict[str, str]:
+def _deck_exclusions(name: str, config: dict[str, Any]) -> dict[str, str]:
     """Cards of `name` that ``datasets/decks.json`` ("exclude_cards") leaves out by hand."""
-    entry = _decks_config(config).get("exclude_cards", {}).get(name)
+    entry = config.get("exclude_cards", {}).get(name)
     if not entry:
         return {}
     out: dict[str, str] = {}
@@ -739,13 +738,14 @@ def judge_deck(
 
     `extra`: problems found while rendering (card-level ones start with the card's code).
     """
-    boxes, probs = find_deck_boxes(faces, name in _decks_config().get("index_at_usual_place", []))
+    config = _decks_config()
+    boxes, probs = find_deck_boxes(faces, name in config.get("index_at_usual_place", []))
     probs = list(extra) + probs
     if len(faces) < 52:
         probs.append(f"{52 - len(faces)} faces render empty")
     if size[0] >= size[1]:
         probs.append(f"landscape faces {size[0]}x{size[1]}")
-    cards, deck_probs, ok, usable = judge_cards(probs, boxes, _deck_exclusions(name))
+    cards, deck_probs, ok, usable = judge_cards(probs, boxes, _deck_exclusions(name, config))
     probs = deck_probs + [p for c in CLASSES for p in cards[c]["problems"]]
     return DeckArt(
         name,
