@@ -177,20 +177,8 @@ class CardReader:
         self, frame: Image, min_score: float, times: StageTimes
     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
         """The detector's boxes (frame pixels) scoring at least `min_score`, and their scores."""
-        start = time.perf_counter()
-        batch, scale, pad = letterbox(frame, self.detector_size)
-        times.preprocess = _ms_since(start)
-
-        start = time.perf_counter()
-        raw = self._detect(batch)[0]  # 300 × 6: x1 y1 x2 y2 score class, NMS-free
-        times.detect = _ms_since(start)
-
-        keep = raw[:, 4] >= min_score
-        boxes = (raw[keep, :4] - np.array([pad[0], pad[1], pad[0], pad[1]])) / scale
-        height, width = frame.shape[:2]
-        boxes = np.clip(boxes, 0, [width, height, width, height]).astype(np.float32)
-        sizeable = (boxes[:, 2] - boxes[:, 0] >= 2) & (boxes[:, 3] - boxes[:, 1] >= 2)
-        return boxes[sizeable], raw[keep, 4][sizeable].astype(np.float32)
+        boxes, scores, _ = find_boxes(self._detect, frame, self.detector_size, min_score, times)
+        return boxes, scores
 
     def read_bytes(self, data: bytes) -> Detections:
         return self.read(decode_image(data))
@@ -215,6 +203,31 @@ class CardReader:
         return np.ascontiguousarray(
             probabilities / probabilities.sum(axis=1, keepdims=True), np.float32
         )
+
+
+def find_boxes(
+    detect: Forward, frame: Image, size: int, min_score: float, times: StageTimes
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.int64]]:
+    """A YOLO detector's boxes (frame pixels) scoring at least `min_score`, their scores and
+    classes; the letterbox and the forward pass are timed into `times`."""
+    start = time.perf_counter()
+    batch, scale, pad = letterbox(frame, size)
+    times.preprocess = _ms_since(start)
+
+    start = time.perf_counter()
+    raw = detect(batch)[0]  # 300 × 6: x1 y1 x2 y2 score class, NMS-free
+    times.detect = _ms_since(start)
+
+    raw = raw[raw[:, 4] >= min_score]
+    boxes = (raw[:, :4] - np.array([pad[0], pad[1], pad[0], pad[1]])) / scale
+    height, width = frame.shape[:2]
+    boxes = np.clip(boxes, 0, [width, height, width, height]).astype(np.float32)
+    sizeable = (boxes[:, 2] - boxes[:, 0] >= 2) & (boxes[:, 3] - boxes[:, 1] >= 2)
+    return (
+        boxes[sizeable],
+        raw[sizeable, 4].astype(np.float32),
+        raw[sizeable, 5].astype(np.int64),
+    )
 
 
 def letterbox(frame: Image, size: int) -> tuple[npt.NDArray[np.float32], float, tuple[int, int]]:

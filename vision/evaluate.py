@@ -13,19 +13,31 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Set
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 from tqdm import tqdm
 
-from vision.cards_from_detections import cards_from_detections
+from vision.cards_from_detections import PairingConfig, cards_from_detections
 from vision.detections import CLASS_NAMES, Detections, iou_matrix
-from vision.detector import CardReader, Image
+from vision.detector import Image, StageTimes
 from vision.sources import read_image
 
 IOU_MATCH = 0.5
+
+
+class FrameReader(Protocol):
+    """What reads a frame's corner indices: the app's two stages (`CardReader`), or the
+    single-stage detector they are compared with."""
+
+    last_times: StageTimes
+
+    def read(self, frame: Image) -> Detections: ...
+
+    @property
+    def pairing(self) -> PairingConfig: ...
 
 
 @dataclass
@@ -115,7 +127,7 @@ def labelled_photos(
         yield path, frame, Detections.from_yolo_labels(text, width, height)
 
 
-def evaluate(reader: CardReader, dataset: Path, names: Iterable[str] | None = None) -> Report:
+def evaluate(reader: FrameReader, dataset: Path, names: Iterable[str] | None = None) -> Report:
     """Read every labelled photo of a YOLO folder (images/, labels/) and compare."""
     report = Report()
     for path, frame, truth in labelled_photos(dataset, names):

@@ -51,6 +51,12 @@ READER_ARGS: dict[str, Any] = dict(
 )  # fmt: skip
 
 
+#: The single 52-class detector the two stages are compared with: stage 1's settings, each
+#: index labelled with its card.
+CARDS_ARGS: dict[str, Any] = {**DETECTOR_ARGS, "single_cls": False}
+STAGE_ARGS = {"detector": DETECTOR_ARGS, "reader": READER_ARGS, "cards": CARDS_ARGS}
+
+
 def train_stage(
     stage: str,
     data: Path,
@@ -61,8 +67,9 @@ def train_stage(
     init: Path | None = None,
     device: str = "cpu",
 ) -> Path:
-    """Train the `detector` (YOLO26n, data = a data.yaml) or the `reader` (YOLO26n-cls, data = a
-    class-folder tree) for a wall-clock budget, from scratch or from `init` weights.
+    """Train the `detector` (YOLO26n, data = a data.yaml), the `reader` (YOLO26n-cls, data = a
+    class-folder tree) or the single-stage `cards` detector (YOLO26n, 52 classes) for a
+    wall-clock budget, from scratch or from `init` weights.
 
     Ultralytics fits its schedule to `hours`; `resume` continues an interrupted run from its
     last.pt. results.csv and the curves are written beside the weights. Returns best.pt.
@@ -72,13 +79,13 @@ def train_stage(
     if resume and last.exists():
         yolo(str(last)).train(resume=True)
     else:
-        architecture = "yolo26n.yaml" if stage == "detector" else "yolo26n-cls.yaml"
+        architecture = "yolo26n-cls.yaml" if stage == "reader" else "yolo26n.yaml"
         model = yolo(str(init) if init else architecture)
         model.train(
             data=str(data), time=hours, epochs=1000, device=device, project=str(project),
             name=stage, exist_ok=True, pretrained=init is not None, amp=False, plots=True,
             workers=0, patience=0, verbose=False,
-            **(DETECTOR_ARGS if stage == "detector" else READER_ARGS),
+            **STAGE_ARGS[stage],
         )  # fmt: skip
     return project / stage / "weights" / "best.pt"
 

@@ -4,6 +4,8 @@
     cribcam train detector OUT --hours 1 [--resume]         # stage 1, OUT/runs/detector
     cribcam train reader OUT --hours 1 [--resume]           # stage 2, OUT/runs/reader
     cribcam train export OUT [--models models]              # best weights -> ONNX for the app
+    cribcam train sets OUT --cards --synth DIR... --synth-val DIR   # the same windows, 52 classes
+    cribcam train cards OUT --hours 1                       # the single-stage 52-class detector
 
 Training needs the `train` extra (ultralytics, torch); everything stays offline.
 """
@@ -31,9 +33,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     sets.add_argument("--synth-val", type=Path, required=True, help="a second synth set (val)")
     sets.add_argument("--real", type=Path, default=DEV_REAL, help="dev-real photos")
     sets.add_argument("--split", type=Path, default=SPLIT, help="its train/holdout split")
+    sets.add_argument(
+        "--cards", action="store_true", help="only detector windows, labelled by card (OUT/cards)"
+    )
     sets.set_defaults(run=run_sets)
 
-    for stage in ("detector", "reader"):
+    for stage in ("detector", "reader", "cards"):
         step = steps.add_parser(stage, help=f"train the {stage} for a wall-clock budget")
         step.add_argument("out", type=Path, help="training folder (from `train sets`)")
         step.add_argument("--hours", type=float, default=1.0, help="time budget (1.0)")
@@ -49,10 +54,14 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def run_sets(args: argparse.Namespace) -> int:
-    from vision.trainsets import build_sets
+    from vision.trainsets import build_sets, build_windows
 
     real_train = json.loads(args.split.read_text())["train"]
-    counts = build_sets(args.synth, args.synth_val, args.real, real_train, args.out)
+    if args.cards:
+        counts = build_windows(args.synth, args.synth_val, args.real, real_train,
+                               args.out / "cards", card_classes=True)  # fmt: skip
+    else:
+        counts = build_sets(args.synth, args.synth_val, args.real, real_train, args.out)
     for name, count in counts.items():
         print(f"{name}: {count}")
     return 0
@@ -61,7 +70,11 @@ def run_sets(args: argparse.Namespace) -> int:
 def run_stage(args: argparse.Namespace) -> int:
     from vision.train import train_stage
 
-    data = args.out / "detector" / "data.yaml" if args.stage == "detector" else args.out / "reader"
+    data = {
+        "detector": args.out / "detector" / "data.yaml",
+        "reader": args.out / "reader",
+        "cards": args.out / "cards" / "data.yaml",
+    }[args.stage]
     best = train_stage(args.stage, data, args.out / "runs", hours=args.hours,
                        resume=args.resume, init=args.init, device=args.device)  # fmt: skip
     print(f"best weights: {best}")

@@ -67,8 +67,10 @@ def write_windows(
     size: int = 320,
     per_image: int = 4,
     seed: int = 0,
+    card_classes: bool = False,
 ) -> int:
-    """Cut `per_image` random windows (biased to contain indices) from each image, one class."""
+    """Cut `per_image` random windows (biased to contain indices) from each image, labelled one
+    class ("an index"), or each index's card when `card_classes` (the single-stage comparison)."""
     rng = np.random.default_rng(seed)
     (out_dir / "images").mkdir(parents=True, exist_ok=True)
     (out_dir / "labels").mkdir(parents=True, exist_ok=True)
@@ -78,7 +80,8 @@ def write_windows(
         for k in range(per_image):
             x0, y0 = _window_origin(rng, labelled.boxes, width, height, size, k)
             window = pixels[y0 : y0 + size, x0 : x0 + size]
-            lines = _window_labels(labelled.boxes, x0, y0, size)
+            classes = labelled.classes if card_classes else np.zeros_like(labelled.classes)
+            lines = _window_labels(labelled.boxes, classes, x0, y0, size)
             name = f"{prefix}_{labelled.image.stem}_{k}"
             cv2.imwrite(str(out_dir / "images" / f"{name}.jpg"), window,
                         [cv2.IMWRITE_JPEG_QUALITY, 92])  # fmt: skip
@@ -104,15 +107,17 @@ def _window_origin(
     return x0, y0
 
 
-def _window_labels(boxes: npt.NDArray[np.float64], x0: int, y0: int, size: int) -> list[str]:
+def _window_labels(
+    boxes: npt.NDArray[np.float64], classes: npt.NDArray[np.int64], x0: int, y0: int, size: int
+) -> list[str]:
     lines = []
-    for x1, y1, x2, y2 in boxes:
+    for (x1, y1, x2, y2), cls in zip(boxes, classes, strict=True):
         area = max(x2 - x1, 1e-6) * max(y2 - y1, 1e-6)
         cx1, cy1 = max(x1 - x0, 0), max(y1 - y0, 0)
         cx2, cy2 = min(x2 - x0, size), min(y2 - y0, size)
         if cx2 <= cx1 or cy2 <= cy1 or (cx2 - cx1) * (cy2 - cy1) < MIN_VISIBLE * area:
             continue
-        lines.append(f"0 {(cx1 + cx2) / 2 / size:.6f} {(cy1 + cy2) / 2 / size:.6f} "
+        lines.append(f"{cls} {(cx1 + cx2) / 2 / size:.6f} {(cy1 + cy2) / 2 / size:.6f} "
                      f"{(cx2 - cx1) / size:.6f} {(cy2 - cy1) / size:.6f}\n")  # fmt: skip
     return lines
 
@@ -163,33 +168,57 @@ def build_sets(
     """Both stages' training sets: detector windows and reader crops from one or more synthetic
     sets, plus the real photos of the training part of the split (more windows and rotations
     each: they are few)."""
-    det, cls = out / "detector", out / "reader"
-    windows = crops = 0
+    counts = build_windows(synth, synth_val, real, real_train, out / "detector")
+    cls = out / "reader"
+    crops = 0
     for k, folder in enumerate(synth):
-        prefix = "syn" if k == 0 else f"syn{k}"
-        windows += write_windows(
-            labelled_images(folder), det / "train", prefix=prefix, per_image=3, seed=1 + 10 * k
-        )
         crops += write_crops(
             _capped(labelled_images(folder), 12, 4 + 10 * k),
             cls / "train",
-            prefix=prefix,
+            prefix=_prefix(k),
             rotations=2,
             seed=4 + 10 * k,
         )
-    counts = {
-        "detector/train": windows
-        + write_windows(labelled_images(real, real_train), det / "train", prefix="real",
-                        per_image=3, seed=2),
-        "detector/val": write_windows(labelled_images(synth_val), det / "val", prefix="val",
-                                      per_image=2, seed=3),
-        "reader/train": crops
-        + write_crops(labelled_images(real, real_train), cls / "train", prefix="real",
-                      rotations=8, seed=5),
-        "reader/val": write_crops(_capped(labelled_images(synth_val), 12, 6), cls / "val",
-                                  prefix="val", rotations=2, seed=6),
-    }  # fmt: skip
-    (det / "data.yaml").write_text(
-        f"path: {det.resolve()}\ntrain: train/images\nval: val/images\nnc: 1\nnames: ['index']\n"
+    counts["reader/train"] = crops + write_crops(
+        labelled_images(real, real_train), cls / "train", prefix="real", rotations=8, seed=5
+    )
+    counts["reader/val"] = write_crops(
+        _capped(labelled_images(synth_val), 12, 6), cls / "val", prefix="val", rotations=2, seed=6
     )
     return counts
+
+
+def build_windows(
+    synth: Sequence[Path],
+    synth_val: Path,
+    real: Path,
+    real_train: Sequence[str],
+    out: Path,
+    *,
+    card_classes: bool = False,
+) -> dict[str, int]:
+    """Detector windows and their data.yaml in `out`: one class (stage 1), or the 52 cards
+    (`card_classes`: the single-stage detector the two stages are compared with, on the very
+    same windows)."""
+    windows = sum(
+        write_windows(labelled_images(folder), out / "train", prefix=_prefix(k), per_image=3,
+                      seed=1 + 10 * k, card_classes=card_classes)
+        for k, folder in enumerate(synth)
+    )  # fmt: skip
+    counts = {
+        f"{out.name}/train": windows
+        + write_windows(labelled_images(real, real_train), out / "train", prefix="real",
+                        per_image=3, seed=2, card_classes=card_classes),
+        f"{out.name}/val": write_windows(labelled_images(synth_val), out / "val", prefix="val",
+                                         per_image=2, seed=3, card_classes=card_classes),
+    }  # fmt: skip
+    names = list(CLASSES) if card_classes else ["index"]
+    (out / "data.yaml").write_text(
+        f"path: {out.resolve()}\ntrain: train/images\nval: val/images\n"
+        f"nc: {len(names)}\nnames: {names}\n"
+    )
+    return counts
+
+
+def _prefix(k: int) -> str:
+    return "syn" if k == 0 else f"syn{k}"

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import json
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from vision.crops import crop_index
@@ -12,7 +14,13 @@ from vision.detections import Detections
 from vision.evaluate import ImageResult, confusion_counts, corner_metrics
 from vision.realsplit import bursts, read_shots, split
 from vision.train_cli import SPLIT
-from vision.trainsets import LabelledImage, read_yolo, write_crops, write_windows
+from vision.trainsets import (
+    LabelledImage,
+    build_windows,
+    read_yolo,
+    write_crops,
+    write_windows,
+)
 
 
 def fake_dev_real(root: Path) -> Path:
@@ -83,6 +91,39 @@ def test_windows_keep_boxes_mostly_inside_and_drop_the_rest(tmp_path: Path) -> N
     lines = [line for p in (tmp_path / "w" / "labels").glob("*.txt")
              for line in p.read_text().splitlines()]  # fmt: skip
     assert all(float(line.split()[3]) * 320 < 15 for line in lines)
+
+
+def test_card_windows_are_the_same_windows_labelled_with_their_cards(tmp_path: Path) -> None:
+    pixels, labelled = scene(tmp_path)
+    for card_classes, folder in ((False, "one"), (True, "cards")):
+        write_windows([(pixels, labelled)], tmp_path / folder, prefix="t", per_image=6, seed=1,
+                      card_classes=card_classes)  # fmt: skip
+    read = 0
+    for one in sorted((tmp_path / "one" / "labels").glob("*.txt")):
+        plain = [line.split() for line in one.read_text().splitlines()]
+        cards = [line.split() for line in (tmp_path / "cards" / "labels" / one.name).read_text()
+                 .splitlines()]  # fmt: skip
+        assert [row[1:] for row in plain] == [row[1:] for row in cards]
+        assert {row[0] for row in plain} <= {"0"} and {row[0] for row in cards} <= {"4", "30"}
+        read += sum(row[0] == "4" for row in cards)
+    assert read  # the index in the scene's middle is labelled 5C somewhere
+
+
+def test_window_sets_name_their_classes(tmp_path: Path) -> None:
+    photos = tmp_path / "photos"
+    (photos / "images").mkdir(parents=True)
+    (photos / "labels").mkdir()
+    pixels, _ = scene(tmp_path)
+    cv2.imwrite(str(photos / "images" / "a.jpg"), pixels)
+    (photos / "labels" / "a.txt").write_text("4 0.18 0.17 0.02 0.04\n")
+    for card_classes, nc in ((False, 1), (True, 52)):
+        out = tmp_path / f"set{nc}"
+        counts = build_windows([photos], photos, photos, ["a.jpg"], out, card_classes=card_classes)
+        assert counts == {f"set{nc}/train": 6, f"set{nc}/val": 2}
+        data = dict(line.split(": ", 1) for line in (out / "data.yaml").read_text().splitlines())
+        names = ast.literal_eval(data["names"])
+        assert int(data["nc"]) == len(names) == nc
+        assert names[4] == "5C" if nc == 52 else names == ["index"]
 
 
 def test_crops_are_square_rotated_and_filed_by_class(tmp_path: Path) -> None:

@@ -1,0 +1,60 @@
+"""The two-stage card reader against a single 52-class detector, on the same photos.
+
+Run from the repository root: ``python benchmarks/bench_single_stage.py CARDS.onnx [--designs
+DIR]``. The single-stage detector's card threshold is chosen as the two stages' is (the lowest
+reaching 98 % card-set precision on the real training part); both are then read on the real
+held-out part and, when given, a folder of held-out-design scenes. Figures are printed, never
+asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from vision.detector import CardReader
+from vision.evaluate import FrameReader, evaluate
+from vision.single_stage import SingleStageReader, card_counts, read_photos, threshold_for
+
+DEV_REAL = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "dev-real"
+SPLIT = Path(__file__).resolve().parents[1] / "datasets" / "dev-real-split.json"
+TARGET_PRECISION = 0.98
+
+
+def figures(reader: FrameReader, dataset: Path, names: list[str] | None) -> dict[str, float]:
+    summary = evaluate(reader, dataset, names).summary()
+    return {key: round(float(summary[key]), 4) for key in
+            ("card_set_precision", "card_set_recall", "corner_map50", "perfect_images",
+             "median_ms_per_image")}  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("cards", type=Path, help="the single-stage detector (ONNX)")
+    parser.add_argument("--designs", type=Path, help="synthetic scenes of held-out designs")
+    args = parser.parse_args()
+    split = json.loads(SPLIT.read_text())
+    single = SingleStageReader(args.cards)
+    train = read_photos(single, DEV_REAL, split["train"])
+    single.card_threshold = threshold_for(train, TARGET_PRECISION)
+    counts = card_counts(train, single.card_threshold)
+    precision, recall = counts.right / max(counts.read, 1), counts.right / counts.there
+    print(f"single stage: card threshold {single.card_threshold} "
+          f"(real training part: precision {precision:.3f}, recall {recall:.3f})")  # fmt: skip
+    sets: list[tuple[str, Path, list[str] | None]] = [("real held-out", DEV_REAL, split["holdout"])]
+    if args.designs:
+        sets.append(("held-out designs", args.designs, None))
+    results = {}
+    for label, dataset, names in sets:
+        for name, reader in (("two stages", CardReader()), ("single stage", single)):
+            results[f"{label}, {name}"] = found = figures(reader, dataset, names)
+            print(f"{label:17s} {name:12s} " + "  ".join(f"{k} {v}" for k, v in found.items()))
+    print(json.dumps(results))
+
+
+if __name__ == "__main__":
+    main()
