@@ -9,7 +9,8 @@ regenerated exactly.
 
 Output of `generate`: ``images/NAME.jpg``, ``labels/NAME.txt`` (YOLO, classes as
 dev-real's classes.txt), ``meta/NAME.json`` (each card: code, deck, face-up, whole-card
-polygon in image pixels, labelled corners), ``classes.txt`` and ``data.yaml``.
+polygon in image pixels, labelled corners and the share of each left visible), ``classes.txt``
+and ``data.yaml``.
 """
 
 from __future__ import annotations
@@ -617,10 +618,12 @@ def make_scene(
         plane_c = corners @ p.M[:, :2].T + p.M[:, 2]
         img_c = cv2.perspectiveTransform(plane_c[None].astype(np.float64), H)[0]
         labelled: list[str] = []
+        visible: list[float] = []
         if p.face_up:
             for key, hull in deck.hulls[p.code].items():
                 plane_h = hull @ p.M[:, :2].T + p.M[:, 2]
-                if _visible_fraction(ids, plane_h, k) < cfg.min_visible:
+                uncovered = _visible_fraction(ids, plane_h, k)
+                if uncovered < cfg.min_visible:
                     continue
                 ih = cv2.perspectiveTransform(plane_h[None], H)[0]
                 x0, y0 = ih.min(0)
@@ -629,7 +632,8 @@ def make_scene(
                 cx0, cy0, cx1, cy1 = max(x0, 0), max(y0, 0), min(x1, s), min(y1, s)
                 if cx1 <= cx0 or cy1 <= cy0:
                     continue
-                if (cx1 - cx0) * (cy1 - cy0) < cfg.min_visible * area:
+                in_frame = (cx1 - cx0) * (cy1 - cy0) / area
+                if in_frame < cfg.min_visible:
                     continue
                 if cy1 - cy0 < 4 or cx1 - cx0 < 2:
                     continue
@@ -643,6 +647,7 @@ def make_scene(
                     )
                 )
                 labelled.append(key)
+                visible.append(round(min(uncovered, in_frame), 3))
         cards.append(
             {
                 "code": p.code,
@@ -650,6 +655,7 @@ def make_scene(
                 "face_up": p.face_up,
                 "corners": [[round(float(x), 2), round(float(y), 2)] for x, y in img_c],
                 "labelled": labelled,
+                "visible": visible,
             }
         )
     if cfg.effects:

@@ -125,9 +125,29 @@ def test_covered_corner_is_not_labelled(decks: list[Deck]) -> None:
     sc = make_scene(decks, scene_rng(0, 0), CLEAN, placements=[under, over])
     assert sc.cards[0]["labelled"] == ["tl"]
     assert sorted(sc.cards[1]["labelled"]) == ["br", "tl"]
+    assert sc.cards[0]["visible"] == [1.0] and sc.cards[1]["visible"] == [1.0, 1.0]
     assert sorted(lab[0] for lab in sc.labels) == sorted(
         [CLASS_ID["5D"], CLASS_ID["KC"], CLASS_ID["KC"]]
     )
+
+
+def test_a_partly_covered_index_records_the_share_left_visible(decks: list[Deck]) -> None:
+    """Slid up and left, the top card covers more and more of the bottom card's lower index: it
+    is labelled while over 60 % shows, and its recorded share shrinks as the top card slides."""
+    size = decks[0].size
+    under = Placement(0, "5D", True, _affine(size, (140, 140), 180, 0.0))
+    shares = []
+    for dx in range(-16, 12):
+        over = Placement(0, "KC", True, _affine(size, (260 - dx, 300 - dx), 180, 0.0))
+        sc = make_scene(decks, scene_rng(0, 0), CLEAN, placements=[under, over])
+        card = sc.cards[0]
+        assert len(card["visible"]) == len(card["labelled"])
+        assert all(0.6 <= share <= 1.0 for share in card["visible"])
+        if "br" in card["labelled"]:
+            shares.append(card["visible"][card["labelled"].index("br")])
+    partial = [share for share in shares if share < 0.99]
+    assert partial, f"no partial cover among {shares}"
+    assert shares == sorted(shares, reverse=True)
 
 
 def test_face_down_and_off_image_cards_unlabelled(decks: list[Deck]) -> None:
