@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vision.detector import CardReader
+from vision.detector import MODELS_DIR, CardReader
 from vision.evaluate import FrameReader, evaluate
 from vision.single_stage import SingleStageReader, card_counts, read_photos, threshold_for
 
@@ -36,6 +36,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("cards", type=Path, help="the single-stage detector (ONNX)")
     parser.add_argument("--designs", type=Path, help="synthetic scenes of held-out designs")
+    parser.add_argument("--models", type=Path, default=MODELS_DIR,
+                        help="the two stages' models folder (the shipped ones)")  # fmt: skip
     args = parser.parse_args()
     split = json.loads(SPLIT.read_text())
     single = SingleStageReader(args.cards)
@@ -50,7 +52,7 @@ def main() -> None:
         sets.append(("held-out designs", args.designs, None))
     results = {}
     for label, dataset, names in sets:
-        for name, reader in (("two stages", CardReader()), ("single stage", single)):
+        for name, reader in (("two stages", CardReader(args.models)), ("single stage", single)):
             results[f"{label}, {name}"] = found = figures(reader, dataset, names)
             print(f"{label:17s} {name:12s} " + "  ".join(f"{k} {v}" for k, v in found.items()))
     print(json.dumps(results))

@@ -6,6 +6,7 @@
     cribcam train export OUT [--models models]              # best weights -> ONNX for the app
     cribcam train sets OUT --cards --synth DIR... --synth-val DIR   # the same windows, 52 classes
     cribcam train cards OUT --hours 1                       # the single-stage 52-class detector
+    cribcam train export OUT --cards FILE.onnx              # its best weights -> ONNX
 
 Training needs the `train` extra (ultralytics, torch); everything stays offline.
 """
@@ -50,6 +51,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     export = steps.add_parser("export", help="export the best weights to ONNX for the app")
     export.add_argument("out", type=Path, help="training folder")
     export.add_argument("--models", type=Path, default=MODELS_DIR, help="where the app looks")
+    export.add_argument("--cards", type=Path, help="export the 52-class detector here instead")
     export.set_defaults(run=run_export)
 
 
@@ -85,6 +87,10 @@ def run_export(args: argparse.Namespace) -> int:
     from vision.train import export_onnx
 
     runs = args.out / "runs"
+    if args.cards:
+        export_onnx(runs / "cards" / "weights" / "best.pt", args.cards, imgsz=640)
+        print(f"exported to {args.cards}")
+        return 0
     export_onnx(runs / "detector" / "weights" / "best.pt", args.models / DETECTOR_FILE, imgsz=640)
     export_onnx(runs / "reader" / "weights" / "best.pt", args.models / READER_FILE, imgsz=64,
                 dynamic=True)  # fmt: skip
