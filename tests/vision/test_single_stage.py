@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from vision.detections import CLASS_NAMES, Detections
-from vision.detector import DETECTOR_FILE, MODELS_DIR, CardReader, StageTimes
+from vision.detector import DETECTOR_FILE, MODELS_DIR, CardReader
 from vision.errors import VisionError
 from vision.single_stage import (
     MIN_SCORE,
@@ -28,7 +28,7 @@ def test_reads_boxes_exactly_as_stage_one_does() -> None:
     frame = read_image(SAMPLE)
     single = SingleStageReader(MODELS_DIR / DETECTOR_FILE)
     found = single.read(frame)
-    boxes, scores = CardReader()._find(frame, MIN_SCORE, StageTimes())
+    boxes, scores, _ = CardReader(min_score=MIN_SCORE).corners(frame)
     assert len(found) == len(boxes) > 0
     np.testing.assert_allclose(found.boxes, boxes)
     np.testing.assert_allclose(found.scores, scores)
