@@ -64,7 +64,7 @@ def card_precision_recall(
     photos: list[PhotoReadings], calibration: ScoreCalibration, threshold: float
 ) -> tuple[float, float]:
     counts = CardSetCounts.of((p.truth_cards, p.cards(calibration, threshold)) for p in photos)
-    return counts.right / max(counts.read, 1), counts.right / max(counts.there, 1)
+    return counts.precision, counts.recall
 
 
 def calibrate(

@@ -97,8 +97,7 @@ def play_the_player(enrollment: Enrollment, truth: list[tuple[Image, Boxes, list
 def app_summary(photos: list[tuple[set[str], set[str]]]) -> dict[str, float | int]:
     """What the app named over (cards there, cards named) frames: precision, recall, wrong."""
     counts = CardSetCounts.of(photos)
-    return {"precision": round(counts.right / max(counts.read, 1), 4),
-            "recall": round(counts.right / max(counts.there, 1), 4),
+    return {"precision": round(counts.precision, 4), "recall": round(counts.recall, 4),
             "wrong": counts.read - counts.right, "cards": counts.there}  # fmt: skip
 
 

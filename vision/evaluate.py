@@ -84,6 +84,16 @@ class CardSetCounts:
             there += len(truth)
         return cls(right, read, there)
 
+    @property
+    def precision(self) -> float:
+        """Share of the cards read that are right (0 when none was read)."""
+        return self.right / max(self.read, 1)
+
+    @property
+    def recall(self) -> float:
+        """Share of the cards there that were read right (0 when none was there)."""
+        return self.right / max(self.there, 1)
+
 
 @dataclass
 class Report:

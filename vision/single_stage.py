@@ -82,7 +82,6 @@ def threshold_for(photos: Sequence[ReadPhoto], precision: float) -> float:
     `cribcam calibrate` uses for the two stages."""
 
     def precision_at(threshold: float) -> float:
-        counts = card_counts(photos, threshold)
-        return counts.right / max(counts.read, 1)
+        return card_counts(photos, threshold).precision
 
     return choose_threshold(precision_at, precision, THRESHOLDS)
