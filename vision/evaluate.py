@@ -28,7 +28,7 @@ from vision.sources import read_image
 IOU_MATCH = 0.5
 
 
-class FrameReader(Protocol):
+class IndexReader(Protocol):
     """What reads a frame's corner indices: the app's two stages (`CardReader`), or the
     single-stage detector they are compared with."""
 
@@ -137,7 +137,7 @@ def labelled_photos(
         yield path, frame, Detections.from_yolo_labels(text, width, height)
 
 
-def evaluate(reader: FrameReader, dataset: Path, names: Iterable[str] | None = None) -> Report:
+def evaluate(reader: IndexReader, dataset: Path, names: Iterable[str] | None = None) -> Report:
     """Read every labelled photo of a YOLO folder (images/, labels/) and compare."""
     report = Report()
     for path, frame, truth in labelled_photos(dataset, names):
