@@ -140,8 +140,8 @@ def game_accuracy(deck: Deck, models: Path, readers: dict[str, Path], scenes: in
     out = {}
     batch, expected, cards = np.stack(crops), np.array(truth), np.array(card_of)
     size = np.array(sizes)
-    for name, path in readers.items():
-        probabilities = CardReader(models, reader_path=path).classify(batch)
+    for name, app in apps.items():
+        probabilities = app.classify(batch)
         right = probabilities.argmax(1) == expected
         per_card = [
             int(probabilities[cards == c].mean(axis=0).argmax()) == int(expected[cards == c][0])
