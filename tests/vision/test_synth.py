@@ -20,6 +20,7 @@ from vision.synth import (
     Scene,
     SynthConfig,
     _affine,
+    contrast_kept,
     generate,
     load_decks,
     make_scene,
@@ -148,6 +149,38 @@ def test_a_partly_covered_index_records_the_share_left_visible(decks: list[Deck]
     partial = [share for share in shares if share < 0.99]
     assert partial, f"no partial cover among {shares}"
     assert shares == sorted(shares, reverse=True)
+
+
+def test_contrast_kept_measures_the_ink_left_by_the_photo(decks: list[Deck]) -> None:
+    """Darkening keeps its share of the contrast; glare that whitens the paper and the ink
+    alike leaves almost none; the same pixels keep all of it."""
+    sc = _single(decks, "7S", (160, 160), 200, 0.0)
+    clean = sc.image.astype(np.float32)
+    box = box_px(sc.labels[0], 320)
+    assert contrast_kept(clean, sc.image, box) == pytest.approx(1.0)
+    darker = (clean * 0.6).astype(np.uint8)
+    assert contrast_kept(clean, darker, box) == pytest.approx(0.6, abs=0.02)
+    glare = np.clip(clean + 230, 0, 255).astype(np.uint8)
+    assert contrast_kept(clean, glare, box) < CLEAN.min_contrast
+
+
+def test_an_index_washed_out_by_the_photo_is_not_labelled(
+    decks: list[Deck], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Scenes with effects record each label's kept contrast; an index the effects wash out
+    (here: the whole photo whitened) loses its label, and its card lists no corner."""
+    size = decks[0].size
+    places = [Placement(0, "QH", True, _affine(size, (160, 160), 200, 0.3))]
+    cfg = SynthConfig(size=320, perspective=False, board=0.0)
+    kept = make_scene(decks, scene_rng(0, 0), cfg, placements=places)
+    assert len(kept.labels) == 2 and len(kept.cards[0]["contrast"]) == 2
+    assert all(cfg.min_contrast <= share for share in kept.cards[0]["contrast"])
+    monkeypatch.setattr(
+        "vision.synth._effects", lambda clean, rng: np.full(clean.shape, 255, np.uint8)
+    )
+    washed = make_scene(decks, scene_rng(0, 0), cfg, placements=places)
+    assert washed.labels == []
+    assert washed.cards[0]["labelled"] == washed.cards[0]["visible"] == []
 
 
 def test_face_down_and_off_image_cards_unlabelled(decks: list[Deck]) -> None:
