@@ -45,7 +45,7 @@ def _run_synth(args: argparse.Namespace) -> int:
         return 1
     print("decks:", ", ".join(d.name for d in dirs))
     boxes = generate(
-        args.out_dir, args.count, args.seed, dirs, SynthConfig(size=args.size), start=args.start
+        args.out_dir, args.count, args.seed, dirs, SynthConfig.seen_at(args.size), start=args.start
     )
     print(f"{args.count} scenes, {boxes} labelled corner indices -> {args.out_dir}")
     return 0
@@ -64,7 +64,12 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
     s.add_argument("--count", type=int, default=100)
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--start", type=int, default=0, help="first scene index (to extend a set)")
-    s.add_argument("--size", type=int, default=640)
+    s.add_argument(
+        "--size",
+        type=int,
+        default=640,
+        help="frame width; index heights scale with it (8-40 px at 640)",
+    )
     s.add_argument("--art", type=Path, default=DEFAULT_ART, help="rendered decks folder")
     s.add_argument("--decks", nargs="*", help="only these decks (may include held-out ones)")
     s.add_argument("--include-held-out", action="store_true")

@@ -117,7 +117,7 @@ def game_accuracy(deck: Deck, models: Path, readers: dict[str, Path], scenes: in
     names (detector, reader, calibrated threshold, pairing) against the face-up cards with a
     labelled index: what a player sees, where an unsure reading names no card at all (a card
     named from an index too covered to be labelled counts as wrong: an upper bound)."""
-    config = SynthConfig(size=px, glyph_px=(8.0 * px / 640, 40.0 * px / 640))
+    config = SynthConfig.seen_at(px)
     apps = {name: CardReader(models, reader_path=path) for name, path in readers.items()}
     named: dict[str, list[tuple[set[str], set[str]]]] = {name: [] for name in readers}
     crops: list[Image] = []

@@ -469,6 +469,12 @@ class SynthConfig:
     glyph_px: tuple[float, float] = (8.0, 40.0)  # index height range in the image
     board: float = 0.3  # probability of a cribbage board distractor
 
+    @classmethod
+    def seen_at(cls, width: int) -> SynthConfig:
+        """The training table seen by a camera `width` px wide: index heights scale with the
+        frame (8-40 px at 640), as when a phone or the page's 1280-px camera films it."""
+        return cls(size=width, glyph_px=(8.0 * width / 640, 40.0 * width / 640))
+
 
 @dataclass
 class Scene:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -189,6 +190,21 @@ def test_face_down_and_off_image_cards_unlabelled(decks: list[Deck]) -> None:
     gone = Placement(0, "2H", True, _affine(size, (900, 900), 150, 0.0))
     sc = make_scene(decks, scene_rng(0, 0), CLEAN, placements=[down, gone])
     assert sc.labels == []
+
+
+def test_a_wider_camera_sees_the_same_table_with_larger_indices(decks: list[Deck]) -> None:
+    """`seen_at(640)` is the training default; at 1280 px the indices are about twice as tall
+    (a wider frame draws other layouts, so the median over a dozen scenes is compared)."""
+    assert SynthConfig.seen_at(640) == SynthConfig()
+    assert SynthConfig.seen_at(1280).glyph_px == (16.0, 80.0)
+    flat = {"perspective": False, "effects": False}  # the same sizes, rendered faster
+    configs = ((640, SynthConfig()), (1280, SynthConfig.seen_at(1280)))
+    heights = [
+        np.median([h * w for i in range(12) for *_, h in make_scene(decks, scene_rng(4, i),
+                                                                     replace(c, **flat)).labels])
+        for w, c in configs
+    ]  # fmt: skip
+    assert 1.6 < heights[1] / heights[0] < 2.8, heights
 
 
 def test_random_scenes_have_valid_labels(decks: list[Deck]) -> None:
