@@ -45,10 +45,13 @@ class PhotoReadings:
 
 
 def read_photos(
-    reader: CardReader, dataset: Path, names: Iterable[str] | None = None
+    reader: CardReader,
+    dataset: Path,
+    names: Iterable[str] | None = None,
+    relabel: Path | None = None,
 ) -> list[PhotoReadings]:
     photos = []
-    for _, frame, truth in labelled_photos(dataset, names):
+    for _, frame, truth in labelled_photos(dataset, names, relabel):
         boxes, box_scores, probabilities = reader.corners(frame)
         classes = probabilities.argmax(axis=1)
         overlap = iou_matrix(boxes, truth.boxes) >= 0.5
@@ -68,12 +71,16 @@ def card_precision_recall(
 
 
 def calibrate(
-    reader: CardReader, dataset: Path, names: Iterable[str] | None, precision: float
+    reader: CardReader,
+    dataset: Path,
+    names: Iterable[str] | None,
+    precision: float,
+    relabel: Path | None = None,
 ) -> tuple[ScoreCalibration, dict[str, Any]]:
     """The calibration for `reader`'s models, and what it was measured on."""
     if not 0 < precision < 1:
         raise CalibrationError(f"target precision must lie between 0 and 1, got {precision}")
-    photos = read_photos(reader, dataset, names)
+    photos = read_photos(reader, dataset, names, relabel)
     if not photos:
         raise CalibrationError(f"no labelled photos to calibrate on in {dataset}")
     bias, box_weight, read_weight = fit_weights(
@@ -90,6 +97,7 @@ def calibrate(
     card_precision, card_recall = card_precision_recall(photos, fitted, threshold)
     record = {
         "fitted_on": str(dataset),
+        **({"relabel": str(relabel)} if relabel else {}),
         "photos": len(photos),
         "readings": int(sum(len(p.right) for p in photos)),
         "target_precision": precision,

@@ -89,6 +89,11 @@ def _split_options(parser: argparse.ArgumentParser, default_part: str) -> None:
     parser.add_argument(
         "--part", default=default_part, help=f"which part of --split ({default_part})"
     )
+    parser.add_argument(
+        "--relabel", type=Path, metavar="DIR",
+        help="corrected label files that replace the dataset's own for the photos they cover "
+        "(dev-real: datasets/dev-real-relabel/labels)",
+    )  # fmt: skip
 
 
 def _split_names(args: argparse.Namespace) -> list[str] | None:
@@ -180,7 +185,7 @@ def run_watch(args: argparse.Namespace) -> int:
 def run_eval(args: argparse.Namespace) -> int:
     from vision.evaluate import evaluate, save_confusion_png, save_worst_grid
 
-    report = evaluate(CardReader(args.models), args.dataset, _split_names(args))
+    report = evaluate(CardReader(args.models), args.dataset, _split_names(args), args.relabel)
     args.out.mkdir(parents=True, exist_ok=True)
     summary = report.summary()
     (args.out / "report.json").write_text(json.dumps(summary, indent=1))
@@ -196,7 +201,9 @@ def run_calibrate(args: argparse.Namespace) -> int:
     from vision.calibration import CALIBRATION_FILE
 
     names = _split_names(args)
-    calibration, record = calibrate(CardReader(args.models), args.dataset, names, args.precision)
+    calibration, record = calibrate(
+        CardReader(args.models), args.dataset, names, args.precision, args.relabel
+    )
     calibration.save(args.models / CALIBRATION_FILE, **record)
     print(json.dumps({**asdict(calibration), **record}, indent=1))
     return 0

@@ -121,26 +121,40 @@ class Report:
 
 
 def labelled_photos(
-    dataset: Path, names: Iterable[str] | None = None
+    dataset: Path, names: Iterable[str] | None = None, relabel: Path | None = None
 ) -> Iterator[tuple[Path, Image, Detections]]:
     """Each photo of a YOLO folder (images/, labels/; `names` only, when given), decoded, with
-    its labelled boxes; a photo without a label file shows no card. Progress is shown."""
+    its labelled boxes; a photo without a label file shows no card. Progress is shown.
+
+    `relabel`: a folder of corrected label files (same names and format) that replace the
+    dataset's own for the photos they cover: a shared dataset stays read-only, its known
+    label mistakes are fixed beside the code that measures on it.
+    """
     images = sorted((dataset / "images").glob("*.jpg")) + sorted((dataset / "images").glob("*.png"))
     if names is not None:
         wanted = set(names)
         images = [p for p in images if p.name in wanted]
+    if relabel is not None and not relabel.is_dir():
+        raise FileNotFoundError(f"relabel folder not found: {relabel}")
     for path in tqdm(images, desc=f"reading {dataset.name}", unit="img"):
         frame = read_image(path)
         height, width = frame.shape[:2]
         label = dataset / "labels" / (path.stem + ".txt")
+        if relabel is not None and (relabel / label.name).exists():
+            label = relabel / label.name
         text = label.read_text() if label.exists() else ""
         yield path, frame, Detections.from_yolo_labels(text, width, height)
 
 
-def evaluate(reader: IndexReader, dataset: Path, names: Iterable[str] | None = None) -> Report:
+def evaluate(
+    reader: IndexReader,
+    dataset: Path,
+    names: Iterable[str] | None = None,
+    relabel: Path | None = None,
+) -> Report:
     """Read every labelled photo of a YOLO folder (images/, labels/) and compare."""
     report = Report()
-    for path, frame, truth in labelled_photos(dataset, names):
+    for path, frame, truth in labelled_photos(dataset, names, relabel):
         found = reader.read(frame)
         cards = cards_from_detections(found, reader.pairing)
         report.images.append(

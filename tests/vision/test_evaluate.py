@@ -1,0 +1,58 @@
+"""Measuring on labelled photos: corrected label files replace a dataset's own, and reach the
+card-set figures of `cribcam eval`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cribcam.cli import main
+from vision.detections import CLASS_NAMES
+from vision.evaluate import labelled_photos
+
+SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
+
+
+def _classes(dataset: Path, relabel: Path | None = None) -> dict[str, list[str]]:
+    return {
+        path.name: [CLASS_NAMES[c] for c in truth.class_ids.tolist()]
+        for path, _, truth in labelled_photos(dataset, relabel=relabel)
+    }
+
+
+def test_a_relabel_file_replaces_the_dataset_labels_of_its_photo_only(tmp_path: Path) -> None:
+    relabel = tmp_path / "relabel"
+    relabel.mkdir()
+    (relabel / "dev_0075.txt").write_text("0 0.5 0.5 0.1 0.1\n51 0.2 0.2 0.05 0.1\n")
+    own, fixed = _classes(SAMPLES), _classes(SAMPLES, relabel)
+    assert fixed["dev_0075.jpg"] == ["AC", "KS"] != own["dev_0075.jpg"]
+    assert {k: v for k, v in fixed.items() if k != "dev_0075.jpg"} == {
+        k: v for k, v in own.items() if k != "dev_0075.jpg"
+    }
+
+
+def test_a_missing_relabel_folder_is_named(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match=str(tmp_path / "nowhere")):
+        next(labelled_photos(SAMPLES, relabel=tmp_path / "nowhere"))
+
+
+def test_cribcam_eval_measures_against_the_corrected_labels(tmp_path: Path) -> None:
+    """The same readings, scored against labels naming other cards, lose their recall."""
+    relabel = tmp_path / "relabel"
+    relabel.mkdir()
+    for label in (SAMPLES / "labels").iterdir():  # every box renamed to a card not on the table
+        lines = label.read_text().split("\n")
+        present = {line.split()[0] for line in lines if line.strip()}
+        absent = next(str(c) for c in range(52) if str(c) not in present)
+        boxes = [" ".join([absent, *line.split()[1:]]) for line in lines if line.strip()]
+        (relabel / label.name).write_text("\n".join(boxes) + "\n")
+    summaries = []
+    for extra in ([], ["--relabel", str(relabel)]):
+        out = tmp_path / f"out{len(extra)}"
+        assert main(["eval", str(SAMPLES), "--out", str(out), *extra]) == 0
+        summaries.append(json.loads((out / "report.json").read_text()))
+    own, renamed = summaries
+    assert own["card_set_recall"] > 0.5
+    assert renamed["card_set_recall"] < own["card_set_recall"] / 3
