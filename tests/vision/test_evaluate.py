@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cribcam.cli import main
-from vision.detections import CLASS_NAMES
+from vision.detections import CLASS_NAMES, Detections
 from vision.evaluate import labelled_photos
 
 SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
@@ -56,3 +56,20 @@ def test_cribcam_eval_measures_against_the_corrected_labels(tmp_path: Path) -> N
     own, renamed = summaries
     assert own["card_set_recall"] > 0.5
     assert renamed["card_set_recall"] < own["card_set_recall"] / 3
+
+
+RELABEL = Path(__file__).resolve().parents[2] / "datasets" / "dev-real-relabel"
+
+
+def test_the_shipped_dev_real_corrections_are_valid_labels_and_match_their_log() -> None:
+    """Each corrected file parses as YOLO corner labels inside the photo, and every photo the
+    change log names has its corrected file (and no file is there without a logged change)."""
+    changes = json.loads((RELABEL / "changes.json").read_text())
+    files = {p.name for p in (RELABEL / "labels").glob("*.txt")}
+    assert files == {c["photo"].replace(".jpg", ".txt") for c in changes}
+    for name in files:
+        labels = Detections.from_yolo_labels((RELABEL / "labels" / name).read_text(), 640, 640)
+        assert len(labels) and (labels.boxes >= -0.5).all() and (labels.boxes <= 640.5).all()
+    for change in changes:
+        card = change.get("now") or change.get("card")
+        assert card is None or card in CLASS_NAMES, change
