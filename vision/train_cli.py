@@ -21,6 +21,7 @@ from vision.detector import DETECTOR_FILE, MODELS_DIR, READER_FILE
 
 DEV_REAL = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets" / "dev-real"
 SPLIT = Path(__file__).resolve().parent.parent / "datasets" / "dev-real-split.json"
+RELABEL = Path(__file__).resolve().parent.parent / "datasets" / "dev-real-relabel" / "labels"
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -34,6 +35,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     sets.add_argument("--synth-val", type=Path, required=True, help="a second synth set (val)")
     sets.add_argument("--real", type=Path, default=DEV_REAL, help="dev-real photos")
     sets.add_argument("--split", type=Path, default=SPLIT, help="its train/holdout split")
+    sets.add_argument("--relabel", type=Path, default=RELABEL,
+                      help="corrected labels for the real photos (the shipped)")  # fmt: skip
     sets.add_argument(
         "--cards", action="store_true", help="only detector windows, labelled by card (OUT/cards)"
     )
@@ -61,9 +64,12 @@ def run_sets(args: argparse.Namespace) -> int:
     real_train = json.loads(args.split.read_text())["train"]
     if args.cards:
         counts = build_windows(args.synth, args.synth_val, args.real, real_train,
-                               args.out / "cards", card_classes=True)  # fmt: skip
+                               args.out / "cards", card_classes=True,
+                               relabel=args.relabel)  # fmt: skip
     else:
-        counts = build_sets(args.synth, args.synth_val, args.real, real_train, args.out)
+        counts = build_sets(
+            args.synth, args.synth_val, args.real, real_train, args.out, relabel=args.relabel
+        )
     for name, count in counts.items():
         print(f"{name}: {count}")
     return 0

@@ -44,9 +44,10 @@ def read_yolo(image: Path, labels_dir: Path, width: int, height: int) -> Labelle
 
 
 def labelled_images(
-    folder: Path, names: Iterable[str] | None = None
+    folder: Path, names: Iterable[str] | None = None, relabel: Path | None = None
 ) -> Iterator[tuple[Image, LabelledImage]]:
-    """Images of a YOLO folder (images/, labels/) with their boxes; `names` restricts them."""
+    """Images of a YOLO folder (images/, labels/) with their boxes; `names` restricts them;
+    a label file in `relabel` replaces the folder's own (see `vision.evaluate.labelled_photos`)."""
     images = sorted((folder / "images").glob("*.jpg"))
     if names is not None:
         wanted = set(names)
@@ -56,7 +57,10 @@ def labelled_images(
         if pixels is None:
             continue
         height, width = pixels.shape[:2]
-        yield np.asarray(pixels, dtype=np.uint8), read_yolo(path, folder / "labels", width, height)
+        labels = folder / "labels"
+        if relabel is not None and (relabel / (path.stem + ".txt")).exists():
+            labels = relabel
+        yield np.asarray(pixels, dtype=np.uint8), read_yolo(path, labels, width, height)
 
 
 def write_windows(
@@ -163,12 +167,18 @@ def _capped(
 
 
 def build_sets(
-    synth: Sequence[Path], synth_val: Path, real: Path, real_train: Sequence[str], out: Path
+    synth: Sequence[Path],
+    synth_val: Path,
+    real: Path,
+    real_train: Sequence[str],
+    out: Path,
+    *,
+    relabel: Path | None = None,
 ) -> dict[str, int]:
     """Both stages' training sets: detector windows and reader crops from one or more synthetic
     sets, plus the real photos of the training part of the split (more windows and rotations
-    each: they are few)."""
-    counts = build_windows(synth, synth_val, real, real_train, out / "detector")
+    each: they are few), with the corrected labels in `relabel` where it has them."""
+    counts = build_windows(synth, synth_val, real, real_train, out / "detector", relabel=relabel)
     cls = out / "reader"
     crops = 0
     for k, folder in enumerate(synth):
@@ -180,7 +190,11 @@ def build_sets(
             seed=4 + 10 * k,
         )
     counts["reader/train"] = crops + write_crops(
-        labelled_images(real, real_train), cls / "train", prefix="real", rotations=8, seed=5
+        labelled_images(real, real_train, relabel),
+        cls / "train",
+        prefix="real",
+        rotations=8,
+        seed=5,
     )
     counts["reader/val"] = write_crops(
         _capped(labelled_images(synth_val), 12, 6), cls / "val", prefix="val", rotations=2, seed=6
@@ -196,6 +210,7 @@ def build_windows(
     out: Path,
     *,
     card_classes: bool = False,
+    relabel: Path | None = None,
 ) -> dict[str, int]:
     """Detector windows and their data.yaml in `out`: one class (stage 1), or the 52 cards
     (`card_classes`: the single-stage detector the two stages are compared with, on the very
@@ -207,7 +222,7 @@ def build_windows(
     )  # fmt: skip
     counts = {
         f"{out.name}/train": windows
-        + write_windows(labelled_images(real, real_train), out / "train", prefix="real",
+        + write_windows(labelled_images(real, real_train, relabel), out / "train", prefix="real",
                         per_image=3, seed=2, card_classes=card_classes),
         f"{out.name}/val": write_windows(labelled_images(synth_val), out / "val", prefix="val",
                                          per_image=2, seed=3, card_classes=card_classes),

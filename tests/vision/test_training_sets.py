@@ -126,6 +126,27 @@ def test_window_sets_name_their_classes(tmp_path: Path) -> None:
         assert names[4] == "5C" if nc == 52 else names == ["index"]
 
 
+def test_real_windows_take_the_corrected_labels(tmp_path: Path) -> None:
+    """A corrected label file replaces the real photo's own; the synthetic sets keep theirs."""
+    photos = tmp_path / "photos"
+    (photos / "images").mkdir(parents=True)
+    (photos / "labels").mkdir()
+    (tmp_path / "relabel").mkdir()
+    pixels, _ = scene(tmp_path)
+    cv2.imwrite(str(photos / "images" / "a.jpg"), pixels)
+    (photos / "labels" / "a.txt").write_text("4 0.18 0.17 0.02 0.04\n")
+    (tmp_path / "relabel" / "a.txt").write_text("30 0.18 0.17 0.02 0.04\n")
+    out = tmp_path / "set"
+    build_windows([photos], photos, photos, ["a.jpg"], out, card_classes=True,
+                  relabel=tmp_path / "relabel")  # fmt: skip
+    classes = {
+        prefix: {line.split()[0] for f in (out / "train" / "labels").glob(f"{prefix}_*.txt")
+                 for line in f.read_text().splitlines()}
+        for prefix in ("real", "syn")
+    }  # fmt: skip
+    assert classes == {"real": {"30"}, "syn": {"4"}}
+
+
 def test_crops_are_square_rotated_and_filed_by_class(tmp_path: Path) -> None:
     pixels, labelled = scene(tmp_path)
     crop = crop_index(pixels, labelled.boxes[0], 64)
