@@ -29,8 +29,8 @@ import numpy.typing as npt
 from vision.cardart import CLASS_ID, CLASSES, RGBA, _ink_mask, load_deck
 
 F32 = npt.NDArray[np.float32]
-Box = tuple[float, float, float, float]
 F64 = npt.NDArray[np.float64]
+Box = tuple[float, float, float, float]
 Rng = np.random.Generator
 
 
@@ -671,12 +671,14 @@ def make_scene(
                 "visible": visible,
             }
         )
+    for card in cards:
+        card["contrast"] = []
     if not cfg.effects:
+        for k, _ in owners:
+            cards[k]["contrast"].append(1.0)
         return Scene(np.clip(warped, 0, 255).astype(np.uint8), labels, cards)
     image = _effects(np.asarray(warped, np.float32), rng)
     kept = []
-    for card in cards:
-        card["contrast"] = []
     for label, (k, box) in zip(labels, owners, strict=True):
         share = contrast_kept(warped, image, box)
         card = cards[k]

@@ -35,8 +35,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     sets.add_argument("--synth-val", type=Path, required=True, help="a second synth set (val)")
     sets.add_argument("--real", type=Path, default=DEV_REAL, help="dev-real photos")
     sets.add_argument("--split", type=Path, default=SPLIT, help="its train/holdout split")
-    sets.add_argument("--relabel", type=Path, default=RELABEL,
-                      help="corrected labels for the real photos (the shipped)")  # fmt: skip
+    sets.add_argument(
+        "--relabel", type=Path, default=RELABEL, help="corrected labels of the real photos"
+    )
     sets.add_argument(
         "--cards", action="store_true", help="only detector windows, labelled by card (OUT/cards)"
     )
