@@ -1,6 +1,6 @@
 """Benchmark: enrol the real decks of dev-real, tune, and read their held-out photos.
 
-    python -m vision.enroll_bench_real DATASET --split FILE [--groups webcam] [--budget 180]
+    python -m vision.enroll_bench_real DATASET --split FILE [--relabel DIR] [--groups webcam]
 
 Each capture group of dev-real is one table's deck (`vision.realsplit`). Its photos in the
 split's training part stand in for the player's enrolment: up to two labelled corners of every
@@ -40,11 +40,13 @@ Image = npt.NDArray[np.uint8]
 CARD_KEY = 1000
 
 
-def enrolment_patches(dataset: Path, photos: Sequence[str]) -> list[tuple[str, list[Image]]]:
+def enrolment_patches(
+    dataset: Path, photos: Sequence[str], relabel: Path | None = None
+) -> list[tuple[str, list[Image]]]:
     """Each card once, as an enrolment shot shows it: the corners of the first photo that shows
     the most of them (the tune holds a card's second corner back to check itself)."""
     best: dict[str, tuple[int, list[Image]]] = {}
-    for _, frame, truth in labelled_photos(dataset, photos):
+    for _, frame, truth in labelled_photos(dataset, photos, relabel):
         for class_id in np.unique(truth.class_ids).tolist():
             card = CLASS_NAMES[class_id]
             boxes = truth.boxes[truth.class_ids == class_id][:2]
@@ -53,13 +55,13 @@ def enrolment_patches(dataset: Path, photos: Sequence[str]) -> list[tuple[str, l
     return [(card, best[card][1]) for card in CLASS_NAMES if card in best]
 
 
-def read_photos(dataset: Path, photos: Sequence[str], models: Path,
-                readers: dict[str, Path]) -> dict[str, dict[str, float | int]]:  # fmt: skip
+def read_photos(dataset: Path, photos: Sequence[str], models: Path, readers: dict[str, Path],
+                relabel: Path | None = None) -> dict[str, dict[str, float | int]]:  # fmt: skip
     """Each reader's share of labelled corners, and of cards, read right in `photos`."""
     crops: list[Image] = []
     truth: list[int] = []
     card_of: list[int] = []
-    for k, (_, frame, labels) in enumerate(labelled_photos(dataset, photos)):
+    for k, (_, frame, labels) in enumerate(labelled_photos(dataset, photos, relabel)):
         for box, class_id in zip(labels.boxes, labels.class_ids.tolist(), strict=True):
             crops.append(crop_index(frame, box.astype(np.float64), READ_PX))
             truth.append(class_id)
@@ -82,18 +84,18 @@ def read_photos(dataset: Path, photos: Sequence[str], models: Path,
 
 
 def bench_group(group: str, dataset: Path, split: dict[str, list[str]], models: Path,
-                settings: TuneSettings) -> dict[str, Any]:  # fmt: skip
+                settings: TuneSettings, relabel: Path | None = None) -> dict[str, Any]:  # fmt: skip
     groups = {shot.file: shot.group for shot in read_shots(dataset)}
     enrol = [name for name in split["train"] if groups[name] == group]
     test = [name for name in split["holdout"] if groups[name] == group]
-    cards = enrolment_patches(dataset, enrol)
+    cards = enrolment_patches(dataset, enrol, relabel)
     with tempfile.TemporaryDirectory() as root:
         start = time.monotonic()
         result = tune_profile(ProfileStore(Path(root)), group, cards, base_models=models,
                               settings=settings, progress=None)  # fmt: skip
         seconds = time.monotonic() - start
         readers = {"before": models / READER_FILE, "after": result.profile.reader}
-        read = read_photos(dataset, test, models, readers)
+        read = read_photos(dataset, test, models, readers, relabel)
     return {
         "group": group, "enrolment_photos": len(enrol), "cards_enrolled": len(cards),
         "patches": sum(len(p) for _, p in cards), "test_photos": len(test),
@@ -107,6 +109,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dataset", type=Path, help="dev-real (images/, labels/, provenance.csv)")
     parser.add_argument("--split", type=Path, required=True, help="train/holdout JSON")
+    parser.add_argument(
+        "--relabel", type=Path, metavar="DIR", help="corrected labels (dev-real-relabel/labels)"
+    )
     parser.add_argument("--groups", nargs="+", default=["phoneA", "phoneB", "webcam"])
     parser.add_argument("--models", type=Path, default=MODELS_DIR)
     parser.add_argument("--budget", type=float, default=180.0, help="tune seconds per deck")
@@ -115,7 +120,10 @@ def main(argv: list[str] | None = None) -> int:
     split = json.loads(args.split.read_text())
     settings = TuneSettings(budget_s=args.budget)
     return report(
-        (bench_group(group, args.dataset, split, args.models, settings) for group in args.groups),
+        (
+            bench_group(group, args.dataset, split, args.models, settings, args.relabel)
+            for group in args.groups
+        ),
         args.out,
     )
 

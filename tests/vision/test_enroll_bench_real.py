@@ -40,3 +40,14 @@ def test_each_card_once_from_the_photo_showing_most_of_its_corners(tmp_path: Pat
     assert np.abs(cards["5H"][0].astype(int) - expected.astype(int)).mean() < 1.0
     other = cut_patch(b, np.array([100, 100, 120, 130], np.float32))
     assert np.abs(cards["5H"][0].astype(int) - other.astype(int)).mean() > 20
+
+
+def test_enrolment_takes_the_corrected_labels(tmp_path: Path) -> None:
+    """A corrected label file names the card its corner really shows."""
+    photo(tmp_path, "a.jpg", [("2C", (50, 400, 70, 430))], seed=3)
+    relabel = tmp_path / "relabel"
+    relabel.mkdir()
+    own = (tmp_path / "labels" / "a.txt").read_text()
+    (relabel / "a.txt").write_text(own.replace(f"{class_of_card(parse_card('2C'))} ", "2 ", 1))
+    assert [card for card, _ in enrolment_patches(tmp_path, ["a.jpg"])] == ["2C"]
+    assert [card for card, _ in enrolment_patches(tmp_path, ["a.jpg"], relabel)] == ["3C"]
