@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from collections.abc import Iterable, Iterator, Set
+from collections.abc import Iterable, Iterator, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -134,16 +134,26 @@ def labelled_photos(
     if names is not None:
         wanted = set(names)
         images = [p for p in images if p.name in wanted]
-    if relabel is not None and not relabel.is_dir():
-        raise FileNotFoundError(f"relabel folder not found: {relabel}")
-    for path in tqdm(images, desc=f"reading {dataset.name}", unit="img"):
+    labels = label_files(dataset, images, relabel)
+    for path, label in tqdm(list(zip(images, labels, strict=True)), desc=f"reading {dataset.name}",
+                            unit="img"):  # fmt: skip
         frame = read_image(path)
         height, width = frame.shape[:2]
-        label = dataset / "labels" / (path.stem + ".txt")
-        if relabel is not None and (relabel / label.name).exists():
-            label = relabel / label.name
         text = label.read_text() if label.exists() else ""
         yield path, frame, Detections.from_yolo_labels(text, width, height)
+
+
+def label_files(dataset: Path, images: Sequence[Path], relabel: Path | None) -> list[Path]:
+    """Each image's YOLO label file: the corrected one in `relabel` where it has one, else the
+    dataset's own (`labels/`, which may not exist for a photo showing no card)."""
+    if relabel is not None and not relabel.is_dir():
+        raise FileNotFoundError(f"relabel folder not found: {relabel}")
+    files = []
+    for image in images:
+        own = dataset / "labels" / (image.stem + ".txt")
+        fixed = relabel / own.name if relabel is not None else None
+        files.append(fixed if fixed is not None and fixed.exists() else own)
+    return files
 
 
 def evaluate(

@@ -20,6 +20,7 @@ from tqdm import tqdm
 
 from vision.cardart import CLASSES
 from vision.crops import crop_index
+from vision.evaluate import label_files
 
 Image = npt.NDArray[np.uint8]
 #: Share of a box that must stay inside a window for the box to be labelled there.
@@ -47,20 +48,17 @@ def labelled_images(
     folder: Path, names: Iterable[str] | None = None, relabel: Path | None = None
 ) -> Iterator[tuple[Image, LabelledImage]]:
     """Images of a YOLO folder (images/, labels/) with their boxes; `names` restricts them;
-    a label file in `relabel` replaces the folder's own (see `vision.evaluate.labelled_photos`)."""
+    a label file in `relabel` replaces the folder's own (`vision.evaluate.label_files`)."""
     images = sorted((folder / "images").glob("*.jpg"))
     if names is not None:
         wanted = set(names)
         images = [path for path in images if path.name in wanted]
-    for path in images:
+    for path, label in zip(images, label_files(folder, images, relabel), strict=True):
         pixels = cv2.imread(str(path))
         if pixels is None:
             continue
         height, width = pixels.shape[:2]
-        labels = folder / "labels"
-        if relabel is not None and (relabel / (path.stem + ".txt")).exists():
-            labels = relabel
-        yield np.asarray(pixels, dtype=np.uint8), read_yolo(path, labels, width, height)
+        yield np.asarray(pixels, dtype=np.uint8), read_yolo(path, label.parent, width, height)
 
 
 def write_windows(
