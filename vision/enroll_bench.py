@@ -63,16 +63,21 @@ def _label_boxes(labels: list[tuple[int, float, float, float, float]],
 
 
 def true_card(candidate: Candidate, truth: list[tuple[Image, Boxes, list[int]]]) -> str | None:
-    """The card really lying where a candidate was found (None: no labelled index there)."""
+    """The card really lying where a candidate was found (None: no labelled index there).
+
+    Any of its indices may be the labelled one: glare can wash one index out of the labels
+    while the detector still finds it, and the player still sees the card."""
     _, boxes, classes = truth[candidate.shot]
     if not len(boxes):
         return None
     centres = (boxes[:, :2] + boxes[:, 2:]) / 2
-    mine = (candidate.boxes[0, :2] + candidate.boxes[0, 2:]) / 2
-    distance = np.hypot(*(centres - mine).T)
-    nearest = int(distance.argmin())
-    glyph = float(max(np.ptp(boxes[nearest, 0::2]), np.ptp(boxes[nearest, 1::2])))
-    return CLASSES[classes[nearest]] if distance[nearest] < glyph else None
+    for found in candidate.boxes:
+        distance = np.hypot(*(centres - (found[:2] + found[2:]) / 2).T)
+        nearest = int(distance.argmin())
+        glyph = float(max(np.ptp(boxes[nearest, 0::2]), np.ptp(boxes[nearest, 1::2])))
+        if distance[nearest] < glyph:
+            return CLASSES[classes[nearest]]
+    return None
 
 
 def play_the_player(enrollment: Enrollment, truth: list[tuple[Image, Boxes, list[int]]]) -> int:

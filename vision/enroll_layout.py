@@ -86,7 +86,11 @@ def group_indices(
 def _cards_outlined(frame: Image, centres: F64,
                     glyph: float) -> list[tuple[npt.NDArray[np.int32], list[int]]]:  # fmt: skip
     """Outlines holding 1-4 indices and no bigger than one card (touching cards make one
-    blob half again as big as the typical card: its indices are left to pairing)."""
+    blob half again as big as the typical card: its indices are left to pairing).
+
+    The typical card is measured on outlines holding at most two indices where there are
+    any: two cards side by side make a card-shaped blob too, and when few outlines are found
+    (a pale table) such blobs would otherwise set the typical size themselves."""
     found = []
     for outline in _outlines(frame, glyph):
         inside = [i for i, (x, y) in enumerate(centres.tolist())
@@ -96,7 +100,8 @@ def _cards_outlined(frame: Image, centres: F64,
     if not found:
         return []
     areas = [cv2.contourArea(outline) for outline, _ in found]
-    typical = float(np.median(areas))
+    single = [area for area, (_, inside) in zip(areas, found, strict=True) if len(inside) <= 2]
+    typical = float(np.median(single or areas))
     return [
         (outline, inside)
         for (outline, inside), area in zip(found, areas, strict=True)

@@ -202,6 +202,22 @@ def test_touching_cards_are_not_taken_for_one(decks: list[Deck]) -> None:
     assert [c.proposed for c in enrollment.candidates] == CLUBS[:7]
 
 
+def test_two_cards_on_a_pale_mat_are_not_one_card_when_few_outlines_show(
+    decks: list[Deck],
+) -> None:
+    """Three cards, the last two on a pale mat as bright as they are: the mat's blob holds
+    four indices and has a card's shape. With so few outlines the lone card, not the median
+    of all blobs, must set the size a card has."""
+    image, boxes = layout(decks, CLUBS[:3])
+    grey = image.astype(int)
+    wood = (grey.max(axis=2) - grey.min(axis=2) > 40) & (grey.min(axis=2) < 120)
+    mat = np.zeros(wood.shape, bool)
+    mat[26:154, 148:362] = True
+    image[wood & mat] = 250
+    enrollment = propose([Shot(image, "C")], fixed(boxes), uniform)
+    assert [len(c.boxes) for c in enrollment.candidates] == [2] * 3
+
+
 def test_profile_store_lists_chooses_renames_deletes(tmp_path: Path) -> None:
     store = ProfileStore(tmp_path)
     staged = store.staging("kitchen", copy_current=False)

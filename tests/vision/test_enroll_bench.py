@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+from vision.cardart import CLASSES
 from vision.detector import MODELS_DIR, READER_FILE
-from vision.enroll_bench import app_summary, game_accuracy
+from vision.enroll import Candidate
+from vision.enroll_bench import app_summary, game_accuracy, true_card
 from vision.synth import load_decks
 from vision.tune_data import FIXTURE_DECK
 
@@ -20,3 +24,14 @@ def test_game_scenes_are_also_read_by_the_whole_app() -> None:
     app = result["app"]
     assert app["cards"] == result["cards"]  # each face-up card with a labelled index, once
     assert app["precision"] >= 0.9 and app["recall"] >= 0.8
+
+
+def test_the_simulated_player_knows_a_card_by_any_of_its_labelled_indices() -> None:
+    """Glare washed the first index out of the labels; the second still names the card."""
+    labelled = np.array([[100, 100, 112, 130]], np.float32)  # only the second index
+    truth = [(np.zeros((1, 1, 3), np.uint8), labelled, [CLASSES.index("10S")])]
+    found = np.array([[10, 10, 22, 40], [101, 99, 113, 131]], np.float32)
+    card = Candidate(1, 0, found, [], "10S", 0.9, None)
+    assert true_card(card, truth) == "10S"
+    elsewhere = Candidate(2, 0, found[:1], [], "10S", 0.9, None)
+    assert true_card(elsewhere, truth) is None
