@@ -177,7 +177,9 @@ def propose(shots: Sequence[Shot], find: Finder, classify: Classifier) -> Enroll
             if patches
             else np.zeros((0, len(CLASS_NAMES)), np.float32)
         )
-        groups = group_indices(shot.image, boxes, probabilities.argmax(axis=1).tolist())
+        sure = probabilities.max(axis=1, initial=0.0) >= AGREES  # an unsure reading is no clue
+        readings = np.where(sure, probabilities.argmax(axis=1), -1 - np.arange(len(boxes)))
+        groups = group_indices(shot.image, boxes, readings.tolist())
         sizes = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
         row_gap = 2.0 * float(np.median(sizes)) if len(sizes) else 1.0
         groups = [groups[k] for k in reading_order([g.centre for g in groups], row_gap)]

@@ -77,10 +77,42 @@ def group_indices(
     if not paired:
         paired = _alike(rest, centres, sizes, same, config)
     offsets = [_offset(centres, sizes, i, j) for i, j in paired]
-    for indices in _pair_by_offset(rest, centres, sizes, offsets, config):
-        centre = centres[list(indices)].mean(axis=0)
-        groups.append(Group(indices, (float(centre[0]), float(centre[1]))))
-    return groups
+    pairs = [_group(indices, centres)
+             for indices in _pair_by_offset(rest, centres, sizes, offsets, config)]  # fmt: skip
+    return groups + _join_read_alike(pairs, centres, sizes, same, config)
+
+
+def _group(indices: tuple[int, ...], centres: F64) -> Group:
+    centre = centres[list(indices)].mean(axis=0)
+    return Group(indices, (float(centre[0]), float(centre[1])))
+
+
+def _join_read_alike(groups: list[Group], centres: F64, sizes: F64, same: list[int],
+                     config: PairingConfig) -> list[Group]:  # fmt: skip
+    """Two paired groups whose indices all read as the same card and that together span no
+    more than one card are one card printing four indices: on a table too pale to show
+    outlines, pairing makes two "cards" of its top and bottom (or left and right) corners.
+    (Outlined cards are whole already and never joined.)"""
+    glyph = float(np.median(sizes))
+    readings = [same[g.indices[0]] if len({same[i] for i in g.indices}) == 1 else None
+                for g in groups]  # fmt: skip
+    options = []
+    for a, first in enumerate(groups):
+        for b in range(a + 1, len(groups)):
+            indices = first.indices + groups[b].indices
+            if readings[a] is None or readings[a] != readings[b] or len(indices) > MAX_INDICES:
+                continue
+            points = centres[list(indices)]
+            span = float(np.max(np.hypot(*(points[:, None] - points[None]).transpose(2, 0, 1))))
+            if span <= config.pair_max * glyph:
+                options.append((span, a, b))
+    joined: set[int] = set()
+    out = []
+    for _, a, b in sorted(options):
+        if a not in joined and b not in joined:
+            joined.update((a, b))
+            out.append(_group(groups[a].indices + groups[b].indices, centres))
+    return [g for k, g in enumerate(groups) if k not in joined] + out
 
 
 def _cards_outlined(frame: Image, centres: F64,

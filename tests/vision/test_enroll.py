@@ -218,6 +218,33 @@ def test_two_cards_on_a_pale_mat_are_not_one_card_when_few_outlines_show(
     assert [len(c.boxes) for c in enrollment.candidates] == [2] * 3
 
 
+def test_a_deck_printing_four_corners_on_a_pale_table_makes_one_card_of_each(
+    decks: list[Deck],
+) -> None:
+    """No outline shows, and pairing alone joins two corners of a card and then the other two:
+    both pairs read as the same card and span one card, so they are one card of four indices."""
+    image, boxes = layout(decks, CLUBS[:5])
+    grey = image.astype(int)
+    wood = (grey.max(axis=2) - grey.min(axis=2) > 40) & (grey.min(axis=2) < 120)
+    image[wood] = 255
+    four = []
+    for top, bottom in boxes.reshape(-1, 2, 4):  # each card's two printed corners...
+        cx = (top[0] + bottom[2]) / 2
+        mirrored = [[2 * cx - b[2], b[1], 2 * cx - b[0], b[3]] for b in (top, bottom)]
+        four += [top, bottom, *mirrored]  # ...and the two a four-corner deck adds
+    corners = np.array(four, np.float32)
+    cards = [CLASS_NAMES.index(card) for card in CLUBS[:5] for _ in range(4)]
+
+    def read(crops: Image) -> npt.NDArray[np.float32]:
+        out = np.full((len(crops), 52), 1e-4, np.float32)
+        out[np.arange(len(crops)), cards] = 1.0
+        return out
+
+    enrollment = propose([Shot(image, "C")], fixed(corners), read)
+    assert [len(c.boxes) for c in enrollment.candidates] == [4] * 5
+    assert [c.proposed for c in enrollment.candidates] == CLUBS[:5]
+
+
 def test_profile_store_lists_chooses_renames_deletes(tmp_path: Path) -> None:
     store = ProfileStore(tmp_path)
     staged = store.staging("kitchen", copy_current=False)
