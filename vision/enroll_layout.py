@@ -3,9 +3,10 @@
 Enrolment cannot group corner indices by their reading (`cards_from_detections` does): the
 model may not read this deck yet. So indices are grouped by geometry alone: first by the card
 outline they sit in (cards laid apart on a cloth), then by pairing leftovers at the distance
-two indices of one card lie apart. Cards are then put in reading order (rows top to bottom,
-left to right), and a shot announced as "one suit, A to K" is aligned to those 13 cards,
-letting the model's readings decide where a missing or extra card breaks the sequence.
+two indices of one card lie apart (two pairs read alike within one card's span: a card printing
+all four corners). Cards are then put in reading order (rows top to bottom, left to right),
+and a shot announced as "one suit, A to K" is aligned to those 13 cards, letting the model's
+readings decide where a missing or extra card breaks the sequence.
 """
 
 from __future__ import annotations
@@ -56,8 +57,9 @@ def group_indices(
     that print all four corners), then by pairing distance.
 
     How two indices of one card lie apart (offset, in glyph sizes) is learnt from the outlined
-    cards, else from indices the model reads alike (`readings`: each box's class); without
-    either, the leftovers pair only near the usual distance.
+    cards, else from indices the model reads alike (`readings`: each box's class, or a number
+    of its own, below 0, where the reading is unsure); without either, the leftovers pair only
+    near the usual distance.
     """
     if not len(boxes):
         return []
