@@ -1,6 +1,6 @@
 """Benchmark: enrol deck designs kept out of training, tune, and read them before and after.
 
-    python -m vision.enroll_bench [--decks dondorf penguins] [--budget 180] [--out FILE]
+    python -m vision.enroll_bench [--decks dondorf] [--seed N] [--scene-seed M] [--out FILE]
 
 For each held-out design (`datasets/decks.json`): four enrolment shots are rendered (one suit
 each, A..K in rows, top-down photo effects), the shipped detector finds the indices, `propose`
@@ -166,10 +166,12 @@ def game_accuracy(deck: Deck, models: Path, readers: dict[str, Path], scenes: in
 
 
 def bench_deck(name: str, models: Path, settings: TuneSettings, scenes: int, seed: int,
-               truth_boxes: bool = False,
-               scene_px: tuple[int, ...] = (GAME_PX,)) -> dict[str, Any]:  # fmt: skip
+               truth_boxes: bool = False, scene_px: tuple[int, ...] = (GAME_PX,),
+               scene_seed: int | None = None) -> dict[str, Any]:  # fmt: skip
     """One deck's enrolment, tune and game-scene reading (`truth_boxes`: the labelled index
-    boxes stand in for the detector, to measure the reading stage alone)."""
+    boxes stand in for the detector, to measure the reading stage alone). `scene_seed` (default
+    `seed`) draws the game scenes apart from the enrolment shots: a hard enrolment and a hard
+    sample of scenes are told apart by crossing them."""
     deck = load_decks([CARDART / name])[0]
     reader = CardReader(models)
     truth = [enrollment_shot(deck, suit, seed) for suit in "CDHS"]
@@ -190,9 +192,12 @@ def bench_deck(name: str, models: Path, settings: TuneSettings, scenes: int, see
                               settings=settings, progress=None)  # fmt: skip
         seconds = time.monotonic() - start
         readers = {"before": models / READER_FILE, "after": result.profile.reader}
-        game = {px: game_accuracy(deck, models, readers, scenes, seed, px) for px in scene_px}
+        scenes_from = seed if scene_seed is None else scene_seed
+        game = {px: game_accuracy(deck, models, readers, scenes, scenes_from, px)
+                for px in scene_px}  # fmt: skip
     return {
-        "deck": name, "finder": "labels" if truth_boxes else "detector",
+        "deck": name, "finder": "labels" if truth_boxes else "detector", "seed": seed,
+        "scene_seed": seed if scene_seed is None else scene_seed,
         "indices_labelled": sum(len(b) for _, b, _ in truth),
         "indices_found": found, "cards_found": len(enrollment.candidates),
         "proposals_right": proposed_ok, "player_taps": taps,
@@ -219,6 +224,7 @@ def main(argv: list[str] | None = None) -> int:
         help="game scene widths, each read by the same tuned reader (640: a 640-px camera)",
     )
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--scene-seed", type=int, help="game scenes' seed (default: --seed)")
     parser.add_argument("--out", type=Path, help="also write the results here (JSON)")
     parser.add_argument("--truth-boxes", action="store_true",
                         help="use the labelled index boxes instead of the detector")  # fmt: skip
@@ -227,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     settings = TuneSettings(budget_s=args.budget)
     return report(
         (bench_deck(name, args.models, settings, args.scenes, args.seed, args.truth_boxes,
-                    tuple(args.scene_px)) for name in names),
+                    tuple(args.scene_px), args.scene_seed) for name in names),
         args.out,
     )  # fmt: skip
 
