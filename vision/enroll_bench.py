@@ -173,6 +173,7 @@ def bench_deck(name: str, models: Path, settings: TuneSettings, scenes: int, see
     `seed`) draws the game scenes apart from the enrolment shots: a hard enrolment and a hard
     sample of scenes are told apart by crossing them."""
     deck = load_decks([CARDART / name])[0]
+    scenes_from = seed if scene_seed is None else scene_seed
     reader = CardReader(models)
     truth = [enrollment_shot(deck, suit, seed) for suit in "CDHS"]
     shots = [Shot(image, suit) for (image, _, _), suit in zip(truth, "CDHS", strict=True)]
@@ -192,12 +193,11 @@ def bench_deck(name: str, models: Path, settings: TuneSettings, scenes: int, see
                               settings=settings, progress=None)  # fmt: skip
         seconds = time.monotonic() - start
         readers = {"before": models / READER_FILE, "after": result.profile.reader}
-        scenes_from = seed if scene_seed is None else scene_seed
         game = {px: game_accuracy(deck, models, readers, scenes, scenes_from, px)
                 for px in scene_px}  # fmt: skip
     return {
         "deck": name, "finder": "labels" if truth_boxes else "detector", "seed": seed,
-        "scene_seed": seed if scene_seed is None else scene_seed,
+        "scene_seed": scenes_from,
         "indices_labelled": sum(len(b) for _, b, _ in truth),
         "indices_found": found, "cards_found": len(enrollment.candidates),
         "proposals_right": proposed_ok, "player_taps": taps,
