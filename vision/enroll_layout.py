@@ -105,7 +105,7 @@ def _join_read_alike(groups: list[Group], centres: F64, sizes: F64, same: list[i
             if readings[a] is None or readings[a] != readings[b] or len(indices) > MAX_INDICES:
                 continue
             points = centres[list(indices)]
-            span = float(np.max(np.hypot(*(points[:, None] - points[None]).transpose(2, 0, 1))))
+            span = float(np.linalg.norm(points[:, None] - points[None], axis=-1).max())
             if span <= config.pair_max * glyph:
                 options.append((span, a, b))
     joined: set[int] = set()
