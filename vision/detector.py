@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
@@ -35,6 +35,8 @@ from vision.sources import decode_image
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DETECTOR_FILE = "corner-detector.onnx"
 READER_FILE = "corner-reader.onnx"
+#: The letterbox side for a detector exported to take any size.
+DEFAULT_DETECTOR_SIDE = 640
 
 Image = npt.NDArray[np.uint8]
 Forward = Callable[[npt.NDArray[np.float32]], npt.NDArray[np.float32]]
@@ -58,7 +60,16 @@ class StageTimes:
         return self.preprocess + self.detect + self.crops + self.read + self.postprocess
 
 
-def load_model(path: Path, backend: str) -> tuple[Forward, str]:
+class LoadedModel(NamedTuple):
+    """A compiled ONNX model: its forward pass, the runtime running it, and the side of the
+    square input it was exported for (None where it takes any size)."""
+
+    run: Forward
+    runtime: str
+    input_side: int | None
+
+
+def load_model(path: Path, backend: str) -> LoadedModel:
     """Compile an ONNX file with OpenVINO (preferred) or ONNX Runtime."""
     if backend in ("auto", "openvino"):
         try:
@@ -74,7 +85,9 @@ def load_model(path: Path, backend: str) -> tuple[Forward, str]:
                 with turn:
                     return np.asarray(compiled(batch)[output], dtype=np.float32)
 
-            return run_ov, "openvino"
+            shape = compiled.input(0).get_partial_shape()
+            dims = [d.get_length() if d.is_static else None for d in shape]
+            return LoadedModel(run_ov, "openvino", _square_side(dims))
         except ImportError:
             if backend == "openvino":
                 raise
@@ -88,7 +101,14 @@ def load_model(path: Path, backend: str) -> tuple[Forward, str]:
     def run_ort(batch: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
         return np.asarray(session.run(None, {name: batch})[0], dtype=np.float32)
 
-    return run_ort, "onnxruntime"
+    dims = [d if isinstance(d, int) else None for d in session.get_inputs()[0].shape]
+    return LoadedModel(run_ort, "onnxruntime", _square_side(dims))
+
+
+def _square_side(dims: list[int | None]) -> int | None:
+    """The side of an image input ``N × C × side × side`` fixed at export, else None."""
+    height, width = dims[-2:]
+    return height if height is not None and height == width else None
 
 
 @dataclass
@@ -100,7 +120,6 @@ class CardReader:
 
     models_dir: Path = MODELS_DIR
     backend: str = "auto"
-    detector_size: int = 640
     reader_size: int = 64
     #: Boxes the detector scores below this are not read at all.
     min_score: float = 0.1
@@ -108,6 +127,8 @@ class CardReader:
     read_turns: int = 4
     last_times: StageTimes = field(default_factory=StageTimes)
     runtime: str = field(init=False, default="")
+    #: The side frames are letterboxed to: the detector's own (fixed when it was exported).
+    detector_size: int = field(init=False, default=DEFAULT_DETECTOR_SIDE)
     reader_path: Path | None = None
     calibration: ScoreCalibration | None = field(init=False, default=None)
 
@@ -117,8 +138,9 @@ class CardReader:
         missing = [str(p) for p in (detector, reader) if not p.exists()]
         if missing:
             raise ModelMissingError(f"card model files not found: {', '.join(missing)}")
-        self._detect, self.runtime = load_model(detector, self.backend)
-        self._read, _ = load_model(reader, self.backend)
+        self._detect, self.runtime, side = load_model(detector, self.backend)
+        self.detector_size = side or DEFAULT_DETECTOR_SIDE
+        self._read = load_model(reader, self.backend).run
         self._columns = reader_columns(reader)
         self.calibration = ScoreCalibration.load(self.models_dir)
 

@@ -15,7 +15,13 @@ from pathlib import Path
 from vision.calibration import choose_threshold
 from vision.cards_from_detections import PairingConfig, cards_from_detections
 from vision.detections import CLASS_NAMES, Detections
-from vision.detector import Image, StageTimes, find_boxes, load_model
+from vision.detector import (
+    DEFAULT_DETECTOR_SIDE,
+    Image,
+    StageTimes,
+    find_boxes,
+    load_model,
+)
 from vision.errors import VisionError
 from vision.evaluate import CardSetCounts, labelled_photos
 
@@ -31,15 +37,17 @@ class SingleStageReader:
 
     model: Path
     backend: str = "auto"
-    size: int = 640
     #: Detections under this score form no card (`pairing`).
     card_threshold: float = 0.5
     last_times: StageTimes = field(default_factory=StageTimes)
+    #: The side frames are letterboxed to: the model's own (fixed when it was exported).
+    size: int = field(init=False, default=DEFAULT_DETECTOR_SIDE)
 
     def __post_init__(self) -> None:
         if not self.model.exists():
             raise VisionError(f"single-stage model not found: {self.model}")
-        self._detect, self.runtime = load_model(self.model, self.backend)
+        self._detect, self.runtime, side = load_model(self.model, self.backend)
+        self.size = side or DEFAULT_DETECTOR_SIDE
 
     def read(self, frame: Image) -> Detections:
         times = StageTimes()

@@ -13,9 +13,16 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from vision.errors import WeightsError
 
 #: Where ultralytics keeps its settings (instead of the user's home).
+#: The detector's export side. It trains on 320-px windows cut from 640-px scenes, but reads
+#: whole frames letterboxed to 800 better than to 640 (small indices keep more pixels): on the
+#: real held-out photos card recall 88.9 % against 86.2 %, on the held-out designs 73.8 %
+#: against 71.4 % (2026-11-30).
+DETECTOR_EXPORT_PX = 800
 CONFIG_DIR = Path(os.environ.get("CRIBCAM_YOLO_CONFIG", "runs/ultralytics-config")).resolve()
 
 
@@ -130,13 +137,50 @@ def blend_weights(base: Path, tuned: Path, share: float, target: Path) -> Path:
     return save_checkpoint(checkpoint, model, target)
 
 
-def export_onnx(weights: Path, target: Path, *, imgsz: int, dynamic: bool = False) -> Path:
+def export_onnx(
+    weights: Path, target: Path, *, imgsz: int, dynamic: bool = False, half_weights: bool = False
+) -> Path:
     """Export weights to ONNX (opset 17, NMS-free head where there is one); `dynamic` lets the
-    reader take every crop of a frame in one batch."""
+    reader take every crop of a frame in one batch; `half_weights` stores the weights in half
+    precision (`store_weights_half`)."""
     yolo = offline_ultralytics()
     model = yolo(str(weights))
     exported = Path(model.export(format="onnx", imgsz=imgsz, opset=17, simplify=True,
                                  dynamic=dynamic, nms=False))  # fmt: skip
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.move(exported, target)  # ultralytics writes beside the weights: leave nothing there
+    if half_weights:
+        store_weights_half(target)
     return target
+
+
+def store_weights_half(path: Path) -> None:
+    """Store an ONNX file's float32 weights as float16, each cast back to float32 in the graph.
+
+    The file halves (the models folder must stay under 25 MB) while the network still computes
+    in float32: both runtimes fold the casts when they load it. The training weights are half
+    precision already; only what export folds into them (batch norm) is rounded, which moved
+    the detector's box scores by at most 0.005 on the real photos.
+    """
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    model = onnx.load(str(path))
+    graph = model.graph
+    kept, casts = [], []
+    for tensor in graph.initializer:
+        values = numpy_helper.to_array(tensor)
+        if values.dtype != np.float32 or values.size < 16:  # shapes, scalars: as they are
+            kept.append(tensor)
+            continue
+        half = numpy_helper.from_array(values.astype(np.float16), f"{tensor.name}.half")
+        kept.append(half)
+        casts.append(helper.make_node("Cast", [half.name], [tensor.name], to=TensorProto.FLOAT))
+    nodes = [*casts, *graph.node]
+    del graph.initializer[:], graph.node[:]
+    graph.initializer.extend(kept)
+    graph.node.extend(nodes)
+    onnx.checker.check_model(model)
+    staged = path.with_suffix(".tmp")
+    onnx.save(model, str(staged))
+    staged.replace(path)

@@ -91,14 +91,15 @@ def run_stage(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from vision.train import export_onnx
+    from vision.train import DETECTOR_EXPORT_PX, export_onnx
 
     runs = args.out / "runs"
     if args.cards:
         export_onnx(runs / "cards" / "weights" / "best.pt", args.cards, imgsz=640)
         print(f"exported to {args.cards}")
         return 0
-    export_onnx(runs / "detector" / "weights" / "best.pt", args.models / DETECTOR_FILE, imgsz=640)
+    export_onnx(runs / "detector" / "weights" / "best.pt", args.models / DETECTOR_FILE,
+                imgsz=DETECTOR_EXPORT_PX, half_weights=True)
     export_onnx(runs / "reader" / "weights" / "best.pt", args.models / READER_FILE, imgsz=64,
                 dynamic=True)  # fmt: skip
     print(f"exported to {args.models}")

@@ -85,7 +85,7 @@ class TuneResult:
 
 def classifier(onnx: Path) -> Callable[[Image], npt.NDArray[np.float32]]:
     """Class probabilities (card-class order) of BGR crops from a reader ONNX."""
-    forward, _ = load_model(onnx, "auto")
+    forward = load_model(onnx, "auto").run
     columns = reader_columns(onnx)
 
     def run(crops: Image) -> npt.NDArray[np.float32]:

@@ -21,7 +21,7 @@ def test_export_writes_only_the_target(tmp_path: Path) -> None:
     target = export_onnx(weights, tmp_path / "out" / "corner-reader.onnx", imgsz=64, dynamic=True)
     assert target == tmp_path / "out" / "corner-reader.onnx"
     assert sorted(p.name for p in weights.parent.iterdir()) == ["reader.pt"]
-    forward, _ = load_model(target, "auto")
+    forward = load_model(target, "auto").run
     out = forward(np.zeros((3, 3, 64, 64), np.float32))  # any batch size
     assert out.shape == (3, 52)
 
@@ -52,7 +52,7 @@ def test_blend_lies_its_share_of_the_way_to_the_tuned_weights(tmp_path: Path) ->
     for name, value in before.items():  # weights are stored in half precision
         gap = np.abs(after[name] - (value + 0.25))
         assert (gap <= 1e-2 * (1 + np.abs(value))).all(), name
-    forward, _ = load_model(export_onnx(blended, tmp_path / "blend.onnx", imgsz=64), "auto")
+    forward = load_model(export_onnx(blended, tmp_path / "blend.onnx", imgsz=64), "auto").run
     assert forward(np.zeros((1, 3, 64, 64), np.float32)).shape == (1, 52)
 
 
@@ -63,3 +63,35 @@ def test_blend_refuses_two_different_networks_and_a_share_outside_0_1(tmp_path: 
     with pytest.raises(WeightsError, match="got 1"):
         blend_weights(reader, reader, 1.5, tmp_path / "x.pt")
     assert not (tmp_path / "x.pt").exists()
+
+
+@pytest.fixture(scope="module")
+def reader_weights(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    weights = tmp_path_factory.mktemp("weights") / "reader.pt"
+    shutil.copy(MODELS_DIR / "reader.pt", weights)
+    return weights
+
+
+@pytest.mark.parametrize("backend", ["openvino", "onnxruntime"])
+def test_a_model_tells_the_input_side_it_was_exported_for(
+    reader_weights: Path, tmp_path: Path, backend: str
+) -> None:
+    fixed = export_onnx(reader_weights, tmp_path / "fixed.onnx", imgsz=96)
+    any_size = export_onnx(reader_weights, tmp_path / "any.onnx", imgsz=64, dynamic=True)
+    assert load_model(fixed, backend).input_side == 96
+    assert load_model(any_size, backend).input_side is None
+
+
+def test_half_weights_halve_the_file_and_keep_the_readings(
+    reader_weights: Path, tmp_path: Path
+) -> None:
+    full = export_onnx(reader_weights, tmp_path / "full.onnx", imgsz=64, dynamic=True)
+    half = export_onnx(reader_weights, tmp_path / "half.onnx", imgsz=64, dynamic=True,
+                       half_weights=True)  # fmt: skip
+    assert half.stat().st_size < 0.6 * full.stat().st_size
+    crops = np.random.default_rng(0).random((8, 3, 64, 64), np.float32)
+    for backend in ("openvino", "onnxruntime"):
+        expected = load_model(full, backend).run(crops)
+        got = load_model(half, backend).run(crops)
+        assert np.abs(got - expected).max() < 0.01
+        assert (got.argmax(axis=1) == expected.argmax(axis=1)).all()
