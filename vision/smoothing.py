@@ -43,8 +43,11 @@ class SmoothingConfig:
     vote_share: float = 0.6
     #: A sighting this close to where a track is expected is that track (same spot).
     match_radius: float = 1.5
-    #: A lone index this close to a matched card's other corner is that corner misread.
+    #: A lone index this close to a matched card's other corner is that corner misread...
     same_spot: float = 1.0
+    #: ...while the card was seen whole within this many frames. Longer, that corner is
+    #: covered (a pegging row overlaps), and an index lying on it is the covering card's.
+    whole_memory: int = 5
     #: A sighting of a track's identity this close to it is a plain update, not a move.
     move_radius: float = 2.0
     #: Weight of the newest position in the running average.
@@ -90,6 +93,8 @@ class _Track:
     play_streak: int = 0
     play_since: int = 0
     glyph_offsets: list[tuple[float, float]] = field(default_factory=list)
+    #: Frames since the card was last seen by two corners.
+    since_whole: int = 0
 
     def observe(self, seen: SeenCard, shift: tuple[float, float]) -> None:
         g = seen.glyph_size
@@ -99,9 +104,11 @@ class _Track:
             centre = seen.centre  # the card moved: trust the sighting
         jump = math.dist(centre, expected) > self.config.match_radius * g
         w = 1.0 if jump else self.config.position_weight
+        self.since_whole += 1
         if seen.corners_seen == 2:
             glyphs = seen.detections.centres.tolist()
             self.glyph_offsets = [(x - seen.centre[0], y - seen.centre[1]) for x, y in glyphs]
+            self.since_whole = 0
         self.centre = (
             (1 - w) * expected[0] + w * centre[0],
             (1 - w) * expected[1] + w * centre[1],
@@ -133,6 +140,7 @@ class _Track:
         self.centre = (self.centre[0] + shift[0], self.centre[1] + shift[1])
         self.offset = (self.offset[0] + shift[0], self.offset[1] + shift[1])
         self.misses += 1
+        self.since_whole += 1
         self._hit(False)
 
     def _hit(self, hit: bool) -> None:
@@ -250,9 +258,15 @@ class TableSmoother:
             used.add(id(s))
 
         def absorb() -> None:
-            """Drop lone indices lying on the other corner of a card already matched: they are
-            that card's index misread, not another card (which would grow a phantom track)."""
-            owners = [t for t in self._tracks if id(t) in matched and t.glyph_offsets]
+            """Drop lone indices lying on the other corner of a card already matched and lately
+            seen whole: they are that card's index misread, not another card (which would grow
+            a phantom track)."""
+            owners = [
+                t
+                for t in self._tracks
+                if id(t) in matched and t.glyph_offsets
+                and t.since_whole <= self.config.whole_memory
+            ]
             for s in sightings:
                 if id(s) in used or s.corners_seen != 1:
                     continue

@@ -90,6 +90,28 @@ def test_new_deal_lets_a_card_be_laid_again() -> None:
     assert [str(e) for e in events] == ["top laid 5D", "top laid 5D"]
 
 
+def test_an_index_on_a_long_covered_corner_is_a_new_card_not_a_misread() -> None:
+    """Lately seen whole, a lone index on a card's other corner is that corner misread; once
+    the corner has been covered a while (a pegging row overlaps), it is the covering card's."""
+    smoother = TableSmoother(TWO)
+    whole = table([card_detections("6D", (640, 360))])
+    one_corner = table([card_detections("6D", (640, 360), corners="tl")])
+
+    def on_the_covered_corner(card: str) -> Detections:
+        lone = card_detections(card, (640, 360), corners="br")
+        return Detections.concatenate([one_corner, lone])
+
+    for _ in range(4):
+        feed(smoother, whole)
+    for _ in range(4):
+        assert set(feed(smoother, on_the_covered_corner("9C")).state.roles()) == {parse_card("6D")}
+    for _ in range(8):
+        feed(smoother, one_corner)
+    for _ in range(4):
+        state = feed(smoother, on_the_covered_corner("AS")).state
+    assert set(state.roles()) == {parse_card("6D"), parse_card("AS")}
+
+
 # A two-player play: top (non-dealer) leads; cards reach the rows one at a time.
 PLAYS = [
     ("top", "10D"),
