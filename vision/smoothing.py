@@ -264,7 +264,8 @@ class TableSmoother:
             owners = [
                 t
                 for t in self._tracks
-                if id(t) in matched and t.glyph_offsets
+                if id(t) in matched
+                and t.glyph_offsets
                 and t.since_whole <= self.config.whole_memory
             ]
             for s in sightings:

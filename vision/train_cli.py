@@ -98,8 +98,12 @@ def run_export(args: argparse.Namespace) -> int:
         export_onnx(runs / "cards" / "weights" / "best.pt", args.cards, imgsz=640)
         print(f"exported to {args.cards}")
         return 0
-    export_onnx(runs / "detector" / "weights" / "best.pt", args.models / DETECTOR_FILE,
-                imgsz=DETECTOR_EXPORT_PX, half_weights=True)
+    export_onnx(
+        runs / "detector" / "weights" / "best.pt",
+        args.models / DETECTOR_FILE,
+        imgsz=DETECTOR_EXPORT_PX,
+        half_weights=True,
+    )
     export_onnx(runs / "reader" / "weights" / "best.pt", args.models / READER_FILE, imgsz=64,
                 dynamic=True)  # fmt: skip
     print(f"exported to {args.models}")
