@@ -23,7 +23,13 @@ import numpy as np
 
 from vision.cards_from_detections import cards_from_detections
 from vision.crops import crop_index
-from vision.detector import MODELS_DIR, CardReader, letterbox, load_model
+from vision.detector import (
+    DEFAULT_DETECTOR_SIDE,
+    MODELS_DIR,
+    CardReader,
+    letterbox,
+    load_model,
+)
 from vision.roles import TableLayout, assign_roles
 from vision.sources import decode_image
 
@@ -60,12 +66,12 @@ def pipeline(reader: CardReader, photos: list[bytes]) -> dict[str, float]:
 
 def bare_forward(backend: str, photos: list[bytes], reader: CardReader) -> float:
     """The two models' forward passes alone, on the same inputs the pipeline gives them."""
-    detect = load_model(MODELS_DIR / "corner-detector.onnx", backend).run
+    detect = load_model(MODELS_DIR / "corner-detector.onnx", backend, reader.input_side).run
     read = load_model(MODELS_DIR / "corner-reader.onnx", backend).run
     totals = []
     for data in photos:
         frame = decode_image(data)
-        batch, _, _ = letterbox(frame, reader.detector_size)
+        batch, _, _ = letterbox(frame, reader.input_side)
         boxes = reader.read(frame).boxes
         crops = [crop_index(frame, box, 64) for box in boxes]
         inputs = [c[None, ..., ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255 for c in crops]
@@ -79,7 +85,7 @@ def bare_forward(backend: str, photos: list[bytes], reader: CardReader) -> float
 
 def ultralytics_predict(runs: Path, photos: list[bytes]) -> float:
     """Ultralytics' own predict on the same weights: detector, then the reader on each crop."""
-    from vision.train import DETECTOR_EXPORT_PX, offline_ultralytics
+    from vision.train import offline_ultralytics
 
     yolo = offline_ultralytics()
     detector = yolo(str(runs / "detector" / "weights" / "best.pt"))
@@ -89,7 +95,7 @@ def ultralytics_predict(runs: Path, photos: list[bytes]) -> float:
         start = time.perf_counter()
         frame = decode_image(data)
         result = detector.predict(
-            frame, imgsz=DETECTOR_EXPORT_PX, conf=0.25, verbose=False, device="cpu"
+            frame, imgsz=DEFAULT_DETECTOR_SIDE, conf=0.25, verbose=False, device="cpu"
         )[0]
         boxes = result.boxes.xyxy.numpy()
         crops = [crop_index(frame, box, 64) for box in boxes]

@@ -64,6 +64,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="folder for the report, confusion matrix and worst images",
     )
     evaluate.add_argument("--models", type=Path, default=MODELS_DIR, help="model folder")
+    _size_option(evaluate)
     evaluate.set_defaults(run=run_eval)
 
     calibrate = commands.add_parser(
@@ -79,6 +80,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--models", type=Path, default=MODELS_DIR,
         help="model folder; its calibration.json is (re)written",
     )  # fmt: skip
+    _size_option(calibrate)
     calibrate.set_defaults(run=run_calibrate)
 
 
@@ -105,17 +107,27 @@ def _split_names(args: argparse.Namespace) -> list[str] | None:
     return list(parts[args.part])
 
 
+def _size_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--detector-size", type=int, metavar="PX",
+        help="side frames are letterboxed to for the corner detector (800; 640: faster)",
+    )  # fmt: skip
+
+
 def _deck_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--deck", help="deck profile to read with (default: the deck in use; "
                         "'base': the base model)")  # fmt: skip
     parser.add_argument("--decks", type=Path, help="deck profile folder (<models>/decks)")
+    _size_option(parser)
 
 
 def deck_reader(args: argparse.Namespace) -> CardReader:
     """The card reader with the chosen deck profile's reading stage, if any."""
     store = ProfileStore(args.decks or default_root(args.models))
     name = None if args.deck == "base" else args.deck or store.active()
-    return CardReader(args.models, reader_path=store.reader_for(name))
+    return CardReader(
+        args.models, reader_path=store.reader_for(name), detector_size=args.detector_size
+    )
 
 
 def run_detect(args: argparse.Namespace) -> int:
@@ -185,7 +197,8 @@ def run_watch(args: argparse.Namespace) -> int:
 def run_eval(args: argparse.Namespace) -> int:
     from vision.evaluate import evaluate, save_confusion_png, save_worst_grid
 
-    report = evaluate(CardReader(args.models), args.dataset, _split_names(args), args.relabel)
+    reader = CardReader(args.models, detector_size=args.detector_size)
+    report = evaluate(reader, args.dataset, _split_names(args), args.relabel)
     args.out.mkdir(parents=True, exist_ok=True)
     summary = report.summary()
     (args.out / "report.json").write_text(json.dumps(summary, indent=1))
@@ -202,7 +215,11 @@ def run_calibrate(args: argparse.Namespace) -> int:
 
     names = _split_names(args)
     calibration, record = calibrate(
-        CardReader(args.models), args.dataset, names, args.precision, args.relabel
+        CardReader(args.models, detector_size=args.detector_size),
+        args.dataset,
+        names,
+        args.precision,
+        args.relabel,
     )
     calibration.save(args.models / CALIBRATION_FILE, **record)
     print(json.dumps({**asdict(calibration), **record}, indent=1))

@@ -46,7 +46,9 @@ class SingleStageReader:
     def __post_init__(self) -> None:
         if not self.model.exists():
             raise VisionError(f"single-stage model not found: {self.model}")
-        self._detect, self.runtime, side = load_model(self.model, self.backend)
+        self._detect, self.runtime, side = load_model(
+            self.model, self.backend, DEFAULT_DETECTOR_SIDE
+        )
         self.size = side or DEFAULT_DETECTOR_SIDE
 
     def read(self, frame: Image) -> Detections:

@@ -18,11 +18,6 @@ import numpy as np
 from vision.errors import WeightsError
 
 #: Where ultralytics keeps its settings (instead of the user's home).
-#: The detector's export side. It trains on 320-px windows cut from 640-px scenes, but reads
-#: whole frames letterboxed to 800 better than to 640 (small indices keep more pixels): on the
-#: real held-out photos card recall 88.9 % against 86.2 %, on the held-out designs 73.8 %
-#: against 71.4 % (2026-11-30).
-DETECTOR_EXPORT_PX = 800
 CONFIG_DIR = Path(os.environ.get("CRIBCAM_YOLO_CONFIG", "runs/ultralytics-config")).resolve()
 
 

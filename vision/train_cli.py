@@ -17,7 +17,7 @@ import argparse
 import json
 from pathlib import Path
 
-from vision.detector import DETECTOR_FILE, MODELS_DIR, READER_FILE
+from vision.detector import DEFAULT_DETECTOR_SIDE, DETECTOR_FILE, MODELS_DIR, READER_FILE
 
 DEV_REAL = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets" / "dev-real"
 SPLIT = Path(__file__).resolve().parent.parent / "datasets" / "dev-real-split.json"
@@ -91,7 +91,7 @@ def run_stage(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from vision.train import DETECTOR_EXPORT_PX, export_onnx
+    from vision.train import export_onnx
 
     runs = args.out / "runs"
     if args.cards:
@@ -101,7 +101,8 @@ def run_export(args: argparse.Namespace) -> int:
     export_onnx(
         runs / "detector" / "weights" / "best.pt",
         args.models / DETECTOR_FILE,
-        imgsz=DETECTOR_EXPORT_PX,
+        imgsz=DEFAULT_DETECTOR_SIDE,
+        dynamic=True,
         half_weights=True,
     )
     export_onnx(runs / "reader" / "weights" / "best.pt", args.models / READER_FILE, imgsz=64,

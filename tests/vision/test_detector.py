@@ -9,7 +9,14 @@ import numpy as np
 import pytest
 
 from vision.detections import CLASS_NAMES, Detections, iou_matrix
-from vision.detector import MODELS_DIR, CardReader, ModelMissingError, PhotoReader
+from vision.detector import (
+    DEFAULT_DETECTOR_SIDE,
+    MODELS_DIR,
+    CardReader,
+    ModelMissingError,
+    ModelSizeError,
+    PhotoReader,
+)
 from vision.errors import BadImageError
 from vision.sources import read_image
 
@@ -40,6 +47,27 @@ def test_reads_the_right_cards_on_sample_photos(
     read = {str(card.card) for card in reader.cards(frame).cards}
     assert read <= truth, f"{name}: read cards that are not there: {sorted(read - truth)}"
     assert len(read) >= at_least, f"{name}: read only {sorted(read)}"
+
+
+@pytest.mark.parametrize("backend", ["openvino", "onnxruntime"])
+def test_the_detector_reads_at_the_side_asked_for(reader: CardReader, backend: str) -> None:
+    """The shipped detector takes any side: 640 is the faster one, and reads the same cards
+    right on the sample photo (a wrong card at either side is a regression)."""
+    assert reader.input_side == DEFAULT_DETECTOR_SIDE
+    small = CardReader(backend=backend, detector_size=640)
+    assert small.input_side == 640
+    frame = read_image(SAMPLES / "images" / "dev_0594.jpg")
+    truth = labelled_cards("dev_0594.jpg", frame.shape[1], frame.shape[0])
+    read = {str(card.card) for card in small.cards(frame).cards}
+    assert read <= truth and len(read) >= 10
+    boxes, _, _ = small.corners(frame)
+    assert len(boxes) and boxes.max() <= max(frame.shape[:2])
+
+
+@pytest.mark.parametrize("side", [0, 100, 650])
+def test_a_detector_side_off_the_stride_is_refused(side: int) -> None:
+    with pytest.raises(ModelSizeError, match=str(side)):
+        CardReader(detector_size=side)
 
 
 def test_stage_times_are_reported(reader: CardReader) -> None:
