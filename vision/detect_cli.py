@@ -10,7 +10,7 @@ from pathlib import Path
 import cv2
 
 from scorer.cards import parse_card
-from vision.detector import MODELS_DIR, CardReader, frame_json
+from vision.detector import MODELS_DIR, CardReader, ModelSizeError, checked_side, frame_json
 from vision.profiles import ProfileStore, default_root
 from vision.roles import TableLayout, assign_roles
 from vision.smoothing import TableSmoother
@@ -64,7 +64,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="folder for the report, confusion matrix and worst images",
     )
     evaluate.add_argument("--models", type=Path, default=MODELS_DIR, help="model folder")
-    _size_option(evaluate)
+    size_option(evaluate)
     evaluate.set_defaults(run=run_eval)
 
     calibrate = commands.add_parser(
@@ -80,7 +80,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--models", type=Path, default=MODELS_DIR,
         help="model folder; its calibration.json is (re)written",
     )  # fmt: skip
-    _size_option(calibrate)
+    size_option(calibrate)
     calibrate.set_defaults(run=run_calibrate)
 
 
@@ -107,9 +107,17 @@ def _split_names(args: argparse.Namespace) -> list[str] | None:
     return list(parts[args.part])
 
 
-def _size_option(parser: argparse.ArgumentParser) -> None:
+def detector_side(text: str) -> int:
+    """`--detector-size`: checked as the command line is read, not at the first frame."""
+    try:
+        return checked_side(int(text))
+    except (ValueError, ModelSizeError) as error:
+        raise argparse.ArgumentTypeError(str(error)) from error
+
+
+def size_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--detector-size", type=int, metavar="PX",
+        "--detector-size", type=detector_side, metavar="PX",
         help="side frames are letterboxed to for the corner detector (800; 640: faster)",
     )  # fmt: skip
 
@@ -118,7 +126,7 @@ def _deck_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--deck", help="deck profile to read with (default: the deck in use; "
                         "'base': the base model)")  # fmt: skip
     parser.add_argument("--decks", type=Path, help="deck profile folder (<models>/decks)")
-    _size_option(parser)
+    size_option(parser)
 
 
 def deck_reader(args: argparse.Namespace) -> CardReader:

@@ -77,6 +77,13 @@ class LoadedModel(NamedTuple):
     input_side: int | None
 
 
+def checked_side(side: int) -> int:
+    """A detector input side: YOLO's strides need a multiple of 32."""
+    if side < 64 or side % 32:
+        raise ModelSizeError(f"detector size must be a multiple of 32 from 64, got {side}")
+    return side
+
+
 def load_model(path: Path, backend: str, side: int | None = None) -> LoadedModel:
     """Compile an ONNX file with OpenVINO (preferred) or ONNX Runtime.
 
@@ -155,9 +162,7 @@ class CardReader:
         missing = [str(p) for p in (detector, reader) if not p.exists()]
         if missing:
             raise ModelMissingError(f"card model files not found: {', '.join(missing)}")
-        wanted = self.detector_size
-        if wanted is not None and (wanted < 64 or wanted % 32):
-            raise ModelSizeError(f"detector size must be a multiple of 32 from 64, got {wanted}")
+        wanted = None if self.detector_size is None else checked_side(self.detector_size)
         self._detect, self.runtime, side = load_model(
             detector, self.backend, wanted or DEFAULT_DETECTOR_SIDE
         )
@@ -331,11 +336,12 @@ class PhotoReader:
     The models load on first use, so starting the server stays quick.
     """
 
-    def __init__(self, models_dir: Path = MODELS_DIR) -> None:
+    def __init__(self, models_dir: Path = MODELS_DIR, detector_size: int | None = None) -> None:
         for name in (DETECTOR_FILE, READER_FILE):
             if not (models_dir / name).exists():
                 raise ModelMissingError(f"card model file not found: {models_dir / name}")
         self.models_dir = models_dir
+        self.detector_size = None if detector_size is None else checked_side(detector_size)
         #: The reading stage in use: a deck profile's reader, or None for the base one.
         self.reader_path: Path | None = None
         self._reader: CardReader | None = None
@@ -346,7 +352,9 @@ class PhotoReader:
         with the server camera, which asks for it on every frame."""
         with self._loading:
             if self._reader is None:
-                self._reader = CardReader(self.models_dir, reader_path=self.reader_path)
+                self._reader = CardReader(
+                    self.models_dir, reader_path=self.reader_path, detector_size=self.detector_size
+                )
             return self._reader
 
     def use_reader(self, reader_path: Path | None) -> None:
@@ -366,6 +374,6 @@ class PhotoReader:
         return frame_json(name, self.read_frame(image)[0])
 
 
-def load_default_detector() -> PhotoReader:
+def load_default_detector(detector_size: int | None = None) -> PhotoReader:
     """The shipped models' reader; `ModelMissingError` when they are not installed."""
-    return PhotoReader()
+    return PhotoReader(detector_size=detector_size)
