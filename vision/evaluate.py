@@ -130,10 +130,7 @@ def labelled_photos(
     dataset's own for the photos they cover: a shared dataset stays read-only, its known
     label mistakes are fixed beside the code that measures on it.
     """
-    images = sorted((dataset / "images").glob("*.jpg")) + sorted((dataset / "images").glob("*.png"))
-    if names is not None:
-        wanted = set(names)
-        images = [p for p in images if p.name in wanted]
+    images = photo_files(dataset, names)
     labels = label_files(dataset, images, relabel)
     for path, label in tqdm(list(zip(images, labels, strict=True)), desc=f"reading {dataset.name}",
                             unit="img"):  # fmt: skip
@@ -141,6 +138,16 @@ def labelled_photos(
         height, width = frame.shape[:2]
         text = label.read_text() if label.exists() else ""
         yield path, frame, Detections.from_yolo_labels(text, width, height)
+
+
+def photo_files(dataset: Path, names: Iterable[str] | None = None) -> list[Path]:
+    """A YOLO folder's photos (images/*.jpg, *.png), only those named in `names` when given."""
+    folder = dataset / "images"
+    images = sorted(folder.glob("*.jpg")) + sorted(folder.glob("*.png"))
+    if names is None:
+        return images
+    wanted = set(names)
+    return [path for path in images if path.name in wanted]
 
 
 def label_files(dataset: Path, images: Sequence[Path], relabel: Path | None) -> list[Path]:

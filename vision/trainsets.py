@@ -20,7 +20,7 @@ from tqdm import tqdm
 
 from vision.cardart import CLASSES
 from vision.crops import crop_index
-from vision.evaluate import label_files
+from vision.evaluate import label_files, photo_files
 
 Image = npt.NDArray[np.uint8]
 #: Share of a box that must stay inside a window for the box to be labelled there.
@@ -49,10 +49,7 @@ def labelled_images(
 ) -> Iterator[tuple[Image, LabelledImage]]:
     """Images of a YOLO folder (images/, labels/) with their boxes; `names` restricts them;
     a label file in `relabel` replaces the folder's own (`vision.evaluate.label_files`)."""
-    images = sorted((folder / "images").glob("*.jpg"))
-    if names is not None:
-        wanted = set(names)
-        images = [path for path in images if path.name in wanted]
+    images = photo_files(folder, names)
     for path, label in zip(images, label_files(folder, images, relabel), strict=True):
         pixels = cv2.imread(str(path))
         if pixels is None:
