@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from vision.crops import crop_index
 from vision.detections import CLASS_NAMES, Detections, iou_matrix
 from vision.detector import (
     DEFAULT_DETECTOR_SIDE,
@@ -16,6 +17,7 @@ from vision.detector import (
     ModelMissingError,
     ModelSizeError,
     PhotoReader,
+    light_on_dark,
 )
 from vision.errors import BadImageError
 from vision.sources import read_image
@@ -108,3 +110,27 @@ def test_index_boxes_box_each_glyph_once(reader: CardReader) -> None:
     assert len(boxes) >= 14 and overlaps.max() <= 0.5
     raw, _, _ = reader.corners(frame)  # from 0.1, duplicates and all: more boxes
     assert len(raw) > len(boxes)
+
+
+def _index_crops(name: str) -> tuple[np.ndarray, list[str]]:
+    """Each labelled index of a sample photo, cut as the app cuts it, and its card."""
+    frame = read_image(SAMPLES / "images" / name)
+    text = (SAMPLES / "labels" / (Path(name).stem + ".txt")).read_text()
+    truth = Detections.from_yolo_labels(text, frame.shape[1], frame.shape[0])
+    crops = np.stack([crop_index(frame, box, 64) for box in truth.boxes])
+    return crops, [CLASS_NAMES[c] for c in truth.class_ids]
+
+
+def test_light_ink_on_a_dark_face_is_told_from_dark_ink_on_a_light_one() -> None:
+    crops, _ = _index_crops("dev_0594.jpg")  # a standard deck: black and red ink on white
+    assert not light_on_dark(crops).any()
+    assert light_on_dark(255 - crops).all()
+
+
+def test_an_index_printed_light_on_dark_reads_as_its_negative(reader: CardReader) -> None:
+    crops, cards = _index_crops("dev_0594.jpg")
+    plain = reader.classify(crops).argmax(axis=1)
+    negative = reader.classify(255 - crops).argmax(axis=1)
+    right = [CLASS_NAMES[c] == card for c, card in zip(plain, cards, strict=True)]
+    assert sum(right) >= 0.8 * len(cards)
+    assert (negative == plain).mean() >= 0.9
