@@ -528,7 +528,9 @@ class RecordingCardReader:
     made: ClassVar[list[Path | None]] = []
     read_with: ClassVar[list[Path | None]] = []
 
-    def __init__(self, models_dir: Path, reader_path: Path | None = None) -> None:
+    def __init__(
+        self, models_dir: Path, reader_path: Path | None = None, detector_size: int | None = None
+    ) -> None:
         self.reader_path = reader_path
         RecordingCardReader.made.append(reader_path)
 
