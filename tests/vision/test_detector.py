@@ -35,9 +35,13 @@ def reader() -> CardReader:
     return CardReader()
 
 
-def labelled_cards(name: str, width: int, height: int) -> set[str]:
+def labelled(name: str, width: int, height: int) -> Detections:
     text = (SAMPLES / "labels" / (Path(name).stem + ".txt")).read_text()
-    return {CLASS_NAMES[c] for c in Detections.from_yolo_labels(text, width, height).class_ids}
+    return Detections.from_yolo_labels(text, width, height)
+
+
+def labelled_cards(name: str, width: int, height: int) -> set[str]:
+    return {CLASS_NAMES[c] for c in labelled(name, width, height).class_ids}
 
 
 @pytest.mark.parametrize(("name", "at_least"), EXPECTED)
@@ -115,8 +119,7 @@ def test_index_boxes_box_each_glyph_once(reader: CardReader) -> None:
 def _index_crops(name: str) -> tuple[np.ndarray, list[str]]:
     """Each labelled index of a sample photo, cut as the app cuts it, and its card."""
     frame = read_image(SAMPLES / "images" / name)
-    text = (SAMPLES / "labels" / (Path(name).stem + ".txt")).read_text()
-    truth = Detections.from_yolo_labels(text, frame.shape[1], frame.shape[0])
+    truth = labelled(name, frame.shape[1], frame.shape[0])
     crops = np.stack([crop_index(frame, box, 64) for box in truth.boxes])
     return crops, [CLASS_NAMES[c] for c in truth.class_ids]
 
