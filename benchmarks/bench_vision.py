@@ -25,7 +25,9 @@ from vision.cards_from_detections import cards_from_detections
 from vision.crops import crop_index
 from vision.detector import (
     DEFAULT_DETECTOR_SIDE,
+    DETECTOR_FILE,
     MODELS_DIR,
+    READER_FILE,
     CardReader,
     letterbox,
     load_model,
@@ -66,8 +68,8 @@ def pipeline(reader: CardReader, photos: list[bytes]) -> dict[str, float]:
 
 def bare_forward(backend: str, photos: list[bytes], reader: CardReader) -> float:
     """The two models' forward passes alone, on the same inputs the pipeline gives them."""
-    detect = load_model(MODELS_DIR / "corner-detector.onnx", backend, reader.input_side).run
-    read = load_model(MODELS_DIR / "corner-reader.onnx", backend).run
+    detect = load_model(MODELS_DIR / DETECTOR_FILE, backend, reader.input_side).run
+    read = load_model(MODELS_DIR / READER_FILE, backend).run
     totals = []
     for data in photos:
         frame = decode_image(data)
