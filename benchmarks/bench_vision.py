@@ -29,8 +29,10 @@ from vision.detector import (
     MODELS_DIR,
     READER_FILE,
     CardReader,
+    FrameDetector,
     letterbox,
     load_model,
+    model_input,
 )
 from vision.roles import TableLayout, assign_roles
 from vision.sources import decode_image
@@ -68,19 +70,22 @@ def pipeline(reader: CardReader, photos: list[bytes]) -> dict[str, float]:
 
 def bare_forward(backend: str, photos: list[bytes], reader: CardReader) -> float:
     """The two models' forward passes alone, on the same inputs the pipeline gives them."""
-    detect = load_model(MODELS_DIR / DETECTOR_FILE, backend, reader.input_side).run
+    detector = FrameDetector(MODELS_DIR / DETECTOR_FILE, backend, reader.input_side)
     read = load_model(MODELS_DIR / READER_FILE, backend).run
     totals = []
     for data in photos:
         frame = decode_image(data)
-        batch, _, _ = letterbox(frame, reader.input_side)
+        batch, _, _ = letterbox(frame, detector.side, detector.stride)
         boxes = reader.read(frame).boxes
-        crops = [crop_index(frame, box, 64) for box in boxes]
-        inputs = [c[None, ..., ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255 for c in crops]
+        crops = (
+            model_input(np.stack([crop_index(frame, box, 64) for box in boxes]))
+            if len(boxes)
+            else None
+        )
         start = time.perf_counter()
-        detect(batch)
-        if inputs:
-            read(np.ascontiguousarray(np.concatenate(inputs)))
+        detector.forward(batch)
+        if crops is not None:
+            read(crops)
         totals.append(time.perf_counter() - start)
     return median_ms(totals)
 

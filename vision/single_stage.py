@@ -17,10 +17,9 @@ from vision.cards_from_detections import PairingConfig, cards_from_detections
 from vision.detections import CLASS_NAMES, Detections
 from vision.detector import (
     DEFAULT_DETECTOR_SIDE,
+    FrameDetector,
     Image,
     StageTimes,
-    find_boxes,
-    load_model,
 )
 from vision.errors import VisionError
 from vision.evaluate import CardSetCounts, labelled_photos
@@ -46,14 +45,13 @@ class SingleStageReader:
     def __post_init__(self) -> None:
         if not self.model.exists():
             raise VisionError(f"single-stage model not found: {self.model}")
-        self._detect, self.runtime, side = load_model(
-            self.model, self.backend, DEFAULT_DETECTOR_SIDE
-        )
-        self.size = side or DEFAULT_DETECTOR_SIDE
+        self._detector = FrameDetector(self.model, self.backend)
+        self.runtime = self._detector.runtime
+        self.size = self._detector.side
 
     def read(self, frame: Image) -> Detections:
         times = StageTimes()
-        boxes, scores, classes = find_boxes(self._detect, frame, self.size, MIN_SCORE, times)
+        boxes, scores, classes = self._detector.find(frame, MIN_SCORE, times)
         self.last_times = times
         return Detections(boxes, scores, classes)
 

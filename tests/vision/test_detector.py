@@ -12,11 +12,15 @@ from vision.crops import crop_index
 from vision.detections import CLASS_NAMES, Detections, iou_matrix
 from vision.detector import (
     DEFAULT_DETECTOR_SIDE,
+    DETECTOR_FILE,
     MODELS_DIR,
     CardReader,
+    FrameDetector,
     ModelMissingError,
     ModelSizeError,
     PhotoReader,
+    StageTimes,
+    letterbox,
     light_on_dark,
 )
 from vision.errors import BadImageError
@@ -68,6 +72,34 @@ def test_the_detector_reads_at_the_side_asked_for(reader: CardReader, backend: s
     assert read <= truth and len(read) >= 10
     boxes, _, _ = small.corners(frame)
     assert len(boxes) and boxes.max() <= max(frame.shape[:2])
+
+
+def test_a_wide_frame_is_padded_only_to_the_stride() -> None:
+    frame = np.zeros((720, 1280, 3), np.uint8)
+    batch, scale, (left, top) = letterbox(frame, 800, stride=32)
+    assert batch.shape == (1, 3, 480, 800) and scale == 0.625 and (left, top) == (0, 15)
+    square, _, (left, top) = letterbox(frame, 800)
+    assert square.shape == (1, 3, 800, 800) and (left, top) == (0, 175)
+
+
+@pytest.mark.parametrize("backend", ["openvino", "onnxruntime"])
+def test_a_wide_frame_is_read_at_its_own_shape_and_boxed_as_in_a_square(backend: str) -> None:
+    """A camera's 16:9 frame reaches the detector as 800 × 448, not an 800 square (0.56 of the
+    time), and its indices are boxed as they are in the square; one loaded model runs both."""
+    photo = read_image(SAMPLES / "images" / "dev_0594.jpg")
+    wide = np.full((640, 1152, 3), (60, 110, 40), np.uint8)  # felt either side of the photo
+    wide[:, 256:896] = photo
+    detector = FrameDetector(MODELS_DIR / DETECTOR_FILE, backend)
+    shapes: list[tuple[int, ...]] = []
+    forward = detector.forward
+    detector.forward = lambda batch: shapes.append(batch.shape) or forward(batch)  # type: ignore[func-returns-value]
+    own_shape, _, _ = detector.find(wide, 0.4, StageTimes())
+    detector.stride = None
+    in_square, _, _ = detector.find(wide, 0.4, StageTimes())
+    assert shapes == [(1, 3, 448, 800), (1, 3, 800, 800)]
+    assert len(in_square) >= 10
+    overlap = iou_matrix(in_square, own_shape) >= 0.8
+    assert overlap.any(axis=1).mean() >= 0.9 and overlap.any(axis=0).mean() >= 0.9
 
 
 @pytest.mark.parametrize("side", [0, 100, 650])
