@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.detections import CLASS_NAMES
-from vision.detector import MODELS_DIR, READER_FILE, load_model
+from vision.detector import MODELS_DIR, READER_FILE, load_model, model_input
 from vision.enroll import READ_PX, crop_from_patch
 from vision.errors import VisionError
 from vision.profiles import Profile, ProfileStore, file_hash, write_patch
@@ -89,8 +89,7 @@ def classifier(onnx: Path) -> Callable[[Image], npt.NDArray[np.float32]]:
     columns = reader_columns(onnx)
 
     def run(crops: Image) -> npt.NDArray[np.float32]:
-        rgb = crops[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
-        return forward(np.ascontiguousarray(rgb))[:, columns]
+        return forward(model_input(crops))[:, columns]
 
     return run
 
