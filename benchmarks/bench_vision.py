@@ -19,10 +19,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import cv2
 import numpy as np
 
 from vision.cards_from_detections import cards_from_detections
 from vision.crops import crop_index
+from vision.detect_cli import size_option
 from vision.detector import (
     DEFAULT_DETECTOR_SIDE,
     DETECTOR_FILE,
@@ -112,16 +114,32 @@ def ultralytics_predict(runs: Path, photos: list[bytes]) -> float:
     return median_ms(totals)
 
 
+def widened(data: bytes) -> bytes:
+    """A photo laid in the middle of a 16:9 frame of green felt, encoded as JPEG."""
+    photo = decode_image(data)
+    height, width = photo.shape[:2]
+    frame = np.full((height, round(height * 16 / 9), 3), (60, 110, 40), np.uint8)
+    left = (frame.shape[1] - width) // 2
+    frame[:, left : left + width] = photo
+    return bytes(cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 95])[1])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--pt", type=Path, help="training runs folder with best.pt weights")
     parser.add_argument("--photos", type=int, default=40, help="how many held-out photos")
+    size_option(parser)
+    parser.add_argument(
+        "--wide", action="store_true", help="each photo laid on felt in a 16:9 frame (a webcam's)"
+    )
     args = parser.parse_args()
     names = json.loads(SPLIT.read_text())["holdout"][: args.photos]
     photos = [(DEV_REAL / "images" / name).read_bytes() for name in names]
+    if args.wide:
+        photos = [widened(data) for data in photos]
     results: dict[str, float] = {}
     for backend in ("openvino", "onnxruntime"):
-        reader = CardReader(backend=backend)
+        reader = CardReader(backend=backend, detector_size=args.detector_size)
         pipeline(reader, photos[:3])  # warm up
         stages = pipeline(reader, photos)
         print(f"{backend:12s} " + "  ".join(f"{k} {v:6.1f}" for k, v in stages.items()) + " ms")
