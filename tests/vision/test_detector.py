@@ -84,8 +84,9 @@ def test_a_wide_frame_is_padded_only_to_the_stride() -> None:
 
 @pytest.mark.parametrize("backend", ["openvino", "onnxruntime"])
 def test_a_wide_frame_is_read_at_its_own_shape_and_boxed_as_in_a_square(backend: str) -> None:
-    """A camera's 16:9 frame reaches the detector as 800 × 448, not an 800 square (0.56 of the
-    time), and its indices are boxed as they are in the square; one loaded model runs both."""
+    """A wide frame (1152 × 640, about a camera's 16:9) reaches the detector as 800 × 448, not
+    an 800 square, and its indices are boxed as they are in the square; one loaded model runs
+    both sizes."""
     photo = read_image(SAMPLES / "images" / "dev_0594.jpg")
     wide = np.full((640, 1152, 3), (60, 110, 40), np.uint8)  # felt either side of the photo
     wide[:, 256:896] = photo
