@@ -40,11 +40,19 @@ def varied_crop(patch: Image, rng: Rng) -> Image:
     return photometric(crop, rng)
 
 
+#: Share of crops turned grey: a quarter of the game scenes are (as many real photos), and
+#: there a suit is told by its shape alone; see MODEL_CARD.md, deck enrolment.
+GREY_SHARE = 0.25
+
+
 def photometric(crop: Image, rng: Rng) -> Image:
-    """Light, colour cast, blur, low resolution, noise and JPEG."""
+    """Light, colour cast or grey, blur, low resolution, noise and JPEG."""
     img: npt.NDArray[np.float32] = crop.astype(np.float32) * np.float32(rng.uniform(0.6, 1.3))
     img = img + np.float32(rng.uniform(-30, 30))
-    img *= rng.uniform(0.9, 1.1, 3).astype(np.float32)
+    if rng.random() < GREY_SHARE:  # a grey camera: luminance, as the scene generator's
+        img[:] = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)[..., None]
+    else:
+        img *= rng.uniform(0.9, 1.1, 3).astype(np.float32)
     if rng.random() < 0.5:
         img = np.asarray(cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.2)), np.float32)
     if rng.random() < 0.6:  # a far or small card: the glyph 8-40 px tall, as in game photos

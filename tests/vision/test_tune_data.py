@@ -1,0 +1,27 @@
+"""Training crops for a deck tune: the camera's ways of seeing a confirmed index."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.tune_data import GREY_SHARE, photometric
+
+
+def is_grey(crop: np.ndarray) -> bool:
+    """Grey up to the sensor noise added after it."""
+    channels = crop.astype(np.int16)
+    return bool(np.abs(channels[..., 0] - channels[..., 2]).mean() < 6)
+
+
+def test_about_a_quarter_of_the_crops_are_grey_and_red_ink_stays_darker_than_the_face() -> None:
+    """Game scenes come grey about a quarter of the time (where a suit is told by its shape);
+    a grey crop keeps the luminance, so red ink on white is still a darker mark."""
+    crop = np.full((64, 64, 3), 235, np.uint8)
+    crop[24:40, 24:40] = (40, 40, 200)  # red ink (BGR)
+    rng = np.random.default_rng(0)
+    crops = [photometric(crop, rng) for _ in range(400)]
+    grey = [c for c in crops if is_grey(c)]
+    assert abs(len(grey) / len(crops) - GREY_SHARE) < 0.07
+    for c in grey:
+        assert c[28:36, 28:36].mean() < c[2:10, 2:10].mean() - 30
+    assert any(c[32, 32, 2] > c[32, 32, 0] + 60 for c in crops if not is_grey(c))
