@@ -155,8 +155,9 @@ class CardReader:
     """Reads the corner indices in a frame; `read(frame)` returns one `Detections`.
 
     `reader_path` swaps in another reading stage (a deck profile's fine-tuned reader).
-    `detector_size`: the side frames are letterboxed to for stage 1; None: the detector's own
-    where it was exported for one size, else `DEFAULT_DETECTOR_SIDE`.
+    `detector_size`: the side asked for stage 1 (a frame's longer side is scaled to it); None:
+    the detector's own where it was exported for one size, else `DEFAULT_DETECTOR_SIDE`.
+    `input_side` tells the side in use.
     """
 
     models_dir: Path = MODELS_DIR
@@ -180,7 +181,6 @@ class CardReader:
             raise ModelMissingError(f"card model files not found: {', '.join(missing)}")
         self._detector = FrameDetector(detector, self.backend, self.detector_size)
         self.runtime = self._detector.runtime
-        self.detector_size = self._detector.side
         self._read = load_model(reader, self.backend).run
         self._columns = reader_columns(reader)
         self.calibration = ScoreCalibration.load(self.models_dir)
@@ -347,8 +347,10 @@ def letterbox(
     scale = min(size / width, size / height)
     new_w, new_h = round(width * scale), round(height * scale)
     resized = cv2.resize(frame, (new_w, new_h), interpolation=cv2.INTER_AREA)
-    out_w, out_h = (size, size) if stride is None else (-(-new_w // stride) * stride,
-                                                        -(-new_h // stride) * stride)  # fmt: skip
+    if stride is None:
+        out_w = out_h = size
+    else:  # each side rounded up to the stride
+        out_w, out_h = (-(-side // stride) * stride for side in (new_w, new_h))
     canvas = np.full((out_h, out_w, 3), 114, dtype=np.uint8)
     left, top = (out_w - new_w) // 2, (out_h - new_h) // 2
     canvas[top : top + new_h, left : left + new_w] = resized

@@ -16,7 +16,6 @@ from vision.calibration import choose_threshold
 from vision.cards_from_detections import PairingConfig, cards_from_detections
 from vision.detections import CLASS_NAMES, Detections
 from vision.detector import (
-    DEFAULT_DETECTOR_SIDE,
     FrameDetector,
     Image,
     StageTimes,
@@ -39,15 +38,18 @@ class SingleStageReader:
     #: Detections under this score form no card (`pairing`).
     card_threshold: float = 0.5
     last_times: StageTimes = field(default_factory=StageTimes)
-    #: The side frames are letterboxed to: the model's own (fixed when it was exported).
-    size: int = field(init=False, default=DEFAULT_DETECTOR_SIDE)
 
     def __post_init__(self) -> None:
         if not self.model.exists():
             raise VisionError(f"single-stage model not found: {self.model}")
         self._detector = FrameDetector(self.model, self.backend)
         self.runtime = self._detector.runtime
-        self.size = self._detector.side
+
+    @property
+    def size(self) -> int:
+        """The side frames' longer side is scaled to: the model's own where it was exported
+        for one size, else `DEFAULT_DETECTOR_SIDE`."""
+        return self._detector.side
 
     def read(self, frame: Image) -> Detections:
         times = StageTimes()
