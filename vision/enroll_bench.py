@@ -167,11 +167,13 @@ def game_accuracy(deck: Deck, models: Path, readers: dict[str, Path], scenes: in
 
 def bench_deck(name: str, models: Path, settings: TuneSettings, scenes: int, seed: int,
                truth_boxes: bool = False, scene_px: tuple[int, ...] = (GAME_PX,),
-               scene_seed: int | None = None) -> dict[str, Any]:  # fmt: skip
+               scene_seed: int | None = None,
+               keep: Path | None = None) -> dict[str, Any]:  # fmt: skip
     """One deck's enrolment, tune and game-scene reading (`truth_boxes`: the labelled index
     boxes stand in for the detector, to measure the reading stage alone). `scene_seed` (default
     `seed`) draws the game scenes apart from the enrolment shots: a hard enrolment and a hard
-    sample of scenes are told apart by crossing them."""
+    sample of scenes are told apart by crossing them. `keep`: a profile folder to leave the
+    tuned deck in (for a closer look), else a temporary one."""
     deck = load_decks([CARDART / name])[0]
     scenes_from = seed if scene_seed is None else scene_seed
     reader = CardReader(models)
@@ -187,7 +189,7 @@ def bench_deck(name: str, models: Path, settings: TuneSettings, scenes: int, see
     proposed_ok = sum(c.proposed == true_card(c, truth) for c in enrollment.candidates)
     taps = play_the_player(enrollment, truth)
     with tempfile.TemporaryDirectory() as root:
-        store = ProfileStore(Path(root))
+        store = ProfileStore(keep or Path(root))
         start = time.monotonic()
         result = tune_profile(store, name, enrollment.labelled(), base_models=models,
                               settings=settings, progress=None)  # fmt: skip
@@ -226,6 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--scene-seed", type=int, help="game scenes' seed (default: --seed)")
     parser.add_argument("--out", type=Path, help="also write the results here (JSON)")
+    parser.add_argument("--keep", type=Path, help="leave the tuned decks in this folder")
     parser.add_argument("--truth-boxes", action="store_true",
                         help="use the labelled index boxes instead of the detector")  # fmt: skip
     args = parser.parse_args(argv)
@@ -233,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     settings = TuneSettings(budget_s=args.budget)
     return report(
         (bench_deck(name, args.models, settings, args.scenes, args.seed, args.truth_boxes,
-                    tuple(args.scene_px), args.scene_seed) for name in names),
+                    tuple(args.scene_px), args.scene_seed, args.keep) for name in names),
         args.out,
     )  # fmt: skip
 

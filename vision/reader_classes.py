@@ -1,14 +1,17 @@
-"""The reader's output columns in card-class order.
+"""What a reader ONNX says about itself: its output columns in card-class order, and the ink
+of the deck it was tuned on.
 
 Ultralytics numbers a classifier's classes by its training folders sorted as text ("10C" before
 "2C"), not in the card-class order the rest of the pipeline uses (AC..KC, AD..KS). The exported
 ONNX keeps the names in its metadata; this module reads them once so every caller can put the
-columns back in card-class order.
+columns back in card-class order. A deck tune also records there whether that deck prints its
+indices dark on a light face or light on a dark one (`INK_KEY`).
 """
 
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -16,13 +19,36 @@ import numpy.typing as npt
 
 from vision.detections import CLASS_NAMES
 
+#: Metadata key a deck tune writes: "dark" (dark ink on a light face) or "light".
+INK_KEY = "cribcam_ink"
+INKS = ("dark", "light")
+
+
+@dataclass(frozen=True)
+class ReaderInfo:
+    """`columns`: the output column of each card class; `ink`: the tuned deck's ink, None for a
+    reader that knows no one deck (the base reader)."""
+
+    columns: npt.NDArray[np.int64]
+    ink: str | None
+
+
+def reader_info(path: Path) -> ReaderInfo:
+    metadata = _metadata(path)
+    ink = metadata.get(INK_KEY)
+    return ReaderInfo(_columns(metadata.get("names")), ink if ink in INKS else None)
+
 
 def reader_columns(path: Path) -> npt.NDArray[np.int64]:
     """Column of the model's output for each card class (`probs[:, columns]` is in class order).
 
     Models without usable `names` metadata are taken to be in class order already.
     """
-    names = _metadata_names(path)
+    return reader_info(path).columns
+
+
+def _columns(text: str | None) -> npt.NDArray[np.int64]:
+    names = _names(text)
     identity = np.arange(len(CLASS_NAMES), dtype=np.int64)
     if names is None or sorted(names.values()) != sorted(CLASS_NAMES):
         return identity
@@ -30,13 +56,16 @@ def reader_columns(path: Path) -> npt.NDArray[np.int64]:
     return np.array([column[name] for name in CLASS_NAMES], dtype=np.int64)
 
 
-def _metadata_names(path: Path) -> dict[int, str] | None:
+def _metadata(path: Path) -> dict[str, str]:
     import onnxruntime as ort
 
     options = ort.SessionOptions()
     options.log_severity_level = 3
     session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-    text = session.get_modelmeta().custom_metadata_map.get("names")
+    return dict(session.get_modelmeta().custom_metadata_map)
+
+
+def _names(text: str | None) -> dict[int, str] | None:
     if not text:
         return None
     try:

@@ -179,3 +179,18 @@ def store_weights_half(path: Path) -> None:
     staged = path.with_suffix(".tmp")
     onnx.save(model, str(staged))
     staged.replace(path)
+
+
+def set_metadata(path: Path, values: dict[str, str]) -> None:
+    """Add (or replace) custom metadata entries of an ONNX file, in place."""
+    import onnx
+
+    model = onnx.load(str(path))
+    kept = [p for p in model.metadata_props if p.key not in values]
+    del model.metadata_props[:]
+    model.metadata_props.extend(kept)
+    for key, value in values.items():
+        model.metadata_props.add(key=key, value=value)
+    staged = path.with_suffix(".tmp")
+    onnx.save(model, str(staged))
+    staged.replace(path)

@@ -14,6 +14,7 @@ from vision.detector import (
     DEFAULT_DETECTOR_SIDE,
     DETECTOR_FILE,
     MODELS_DIR,
+    READER_FILE,
     CardReader,
     FrameDetector,
     ModelMissingError,
@@ -24,7 +25,9 @@ from vision.detector import (
     light_on_dark,
 )
 from vision.errors import BadImageError
+from vision.reader_classes import INK_KEY
 from vision.sources import read_image
+from vision.train import set_metadata
 
 SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
 
@@ -170,3 +173,26 @@ def test_an_index_printed_light_on_dark_reads_as_its_negative(reader: CardReader
     right = [CLASS_NAMES[c] == card for c, card in zip(plain, cards, strict=True)]
     assert sum(right) >= 0.8 * len(cards)
     assert (negative == plain).mean() >= 0.9
+
+
+def test_a_reader_tuned_on_a_dark_ink_deck_reads_no_negatives(
+    reader: CardReader, tmp_path: Path
+) -> None:
+    """A deck tune records the deck's ink in the reader; a dark-ink deck's reader reads light
+    crops only as cut (the negative test there mistakes glare for light ink)."""
+    crops, cards = _index_crops("dev_0594.jpg")
+    inverted = 255 - crops
+    for ink in ("dark", "light"):
+        copy = tmp_path / f"{ink}.onnx"
+        copy.write_bytes((MODELS_DIR / READER_FILE).read_bytes())
+        set_metadata(copy, {INK_KEY: ink})
+        tuned = CardReader(MODELS_DIR, reader_path=copy)
+        assert tuned.ink == ink
+        read = tuned.classify(inverted).argmax(axis=1)
+        right = np.mean([CLASS_NAMES[c] == card for c, card in zip(read, cards, strict=True)])
+        if ink == "dark":
+            np.testing.assert_array_equal(read, tuned._read_turned(inverted).argmax(axis=1))
+            assert right < 0.5
+        else:
+            assert right >= 0.8
+    assert reader.ink is None  # the base reader knows no one deck: it reads negatives

@@ -23,8 +23,16 @@ from vision.detector import READER_FILE
 from vision.enroll import Shot, propose
 from vision.enroll_layout import RANKS
 from vision.profiles import ProfileStore, file_hash
+from vision.reader_classes import reader_info
 from vision.synth import load_decks
-from vision.tune import TuneCancelled, TuneResult, TuneSettings, tune_profile
+from vision.tune import (
+    LIGHT_DECK_SHARE,
+    TuneCancelled,
+    TuneResult,
+    TuneSettings,
+    deck_ink,
+    tune_profile,
+)
 
 QUICK = TuneSettings(budget_s=45, reserve_s=20, variants=2, general_per_class=1, eval_angles=2)
 Tuned = tuple[ProfileStore, TuneResult, Path]
@@ -63,6 +71,17 @@ def test_the_tune_saves_a_profile_with_its_accuracy(tuned: Tuned) -> None:
     assert result.held_out > 0 and result.accuracy_after is not None
     assert profile.record["accuracy_after"] == result.accuracy_after
     assert profile.record["base_model"] == file_hash(MODELS / "corner-reader.onnx")
+    assert profile.record["ink"] == "dark" and reader_info(profile.reader).ink == "dark"
+
+
+def test_a_deck_printed_light_on_dark_is_told_from_its_patches(tuned: Tuned) -> None:
+    store, _, _ = tuned
+    folder = store.get("home").folder
+    patches = [cv2.imread(str(folder / c["file"])) for c in store.get("home").crops()]
+    ink, share = deck_ink(patches)
+    assert ink == "dark" and share < LIGHT_DECK_SHARE
+    ink, share = deck_ink([255 - p for p in patches])
+    assert ink == "light" and share >= LIGHT_DECK_SHARE
 
 
 def test_detect_reads_with_the_profile(tuned: Tuned) -> None:
@@ -111,6 +130,7 @@ def test_only_a_clearly_worse_tune_keeps_the_base_reader(
 
     monkeypatch.setattr(tune, "_train", lambda *_: MODELS / "reader.pt")
     monkeypatch.setattr(vision.train, "export_onnx", export)
+    monkeypatch.setattr(vision.train, "set_metadata", lambda *_: None)
     monkeypatch.setattr(tune, "held_out_accuracy", accuracy)
     result = tune_profile(copy, "home", None, base_models=MODELS, settings=QUICK)
     assert result.kept_base == kept_base and result.accuracy_after == after
