@@ -166,6 +166,8 @@ def _tune(args: argparse.Namespace, store: ProfileStore, name: str,
     if before is not None and after is not None:
         print(f"held-out crops ({result.held_out} indices x 8 angles): "
               f"base reader {before:.1%} -> tuned {after:.1%}")  # fmt: skip
+    if result.profile.record.get("ink") == "light":
+        print("the deck prints its indices light on a dark face: they are read as negatives too")
     if result.kept_base:
         print("the tuned reader read them clearly worse: the deck keeps the base reader "
               "(its cards stay saved for a later re-tune)")  # fmt: skip

@@ -113,8 +113,8 @@ def held_out_accuracy(onnx: Path, held: Sequence[tuple[str, Image]], angles: int
 
 
 def deck_ink(patches: Sequence[Image]) -> tuple[str, float]:
-    """ "light" or "dark": how a deck prints its indices, judged from its confirmed patches, and
-    the share of them that look printed light on a dark face."""
+    """How a deck prints its indices, "light" or "dark" ink, judged from its confirmed patches;
+    and the share of them that look printed light on a dark face."""
     if not patches:
         return "dark", 0.0
     crops = np.stack([crop_from_patch(p, READ_PX) for p in patches])

@@ -124,7 +124,8 @@ class TuneRunner:
             self._end(state="done", fraction=1.0, text="done", deck=result.profile.name,
                       accuracy_before=result.accuracy_before,
                       accuracy_after=result.accuracy_after, held_out=result.held_out,
-                      kept_base=result.kept_base, seconds=round(result.seconds, 1))  # fmt: skip
+                      kept_base=result.kept_base, ink=result.profile.record.get("ink"),
+                      seconds=round(result.seconds, 1))  # fmt: skip
 
     def _end(self, **fields: Any) -> None:
         with self._lock:

@@ -182,6 +182,7 @@ def deck_json(profile: Profile, active: str | None) -> dict[str, Any]:
         "accuracy_after": record.get("accuracy_after"),
         "held_out": record.get("held_out"),
         "kept_base": record.get("reader") == "base",
+        "ink": record.get("ink"),
         "crops": len(crops),
         "cards": len({c.get("card") for c in crops}),
         "corrections": sum(c.get("source") == "game" for c in crops),

@@ -93,7 +93,7 @@ class FakeTuner:
             after = 0.25 if self.worse else 0.875
             record.update(tuned="9999-12-31T00:00:00+00:00", accuracy_before=0.5,
                           accuracy_after=after, held_out=held,
-                          reader="base" if self.worse else "tuned")  # fmt: skip
+                          reader="base" if self.worse else "tuned", ink="dark")  # fmt: skip
             return TuneResult(store.commit(staged, record), 0.5, after, held, 0.1, self.worse)
         except BaseException:
             store.discard(staged)
@@ -355,6 +355,7 @@ def test_finish_saves_the_deck_and_tunes_it(
     (kitchen,) = listed["decks"]
     assert kitchen["tuned"] and not kitchen["needs_tune"] and kitchen["accuracy_after"] == 0.875
     assert not status["kept_base"] and not kitchen["kept_base"]
+    assert status["ink"] == kitchen["ink"] == "dark"
     assert (decks_dir / "kitchen" / READER_FILE).read_text() == "reader v1"
     assert tuner.calls == ["kitchen"]
 

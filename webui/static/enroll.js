@@ -54,6 +54,7 @@ function deckLine(deck) {
   if (!deck.tuned) return `not tuned yet · ${deck.cards} cards saved`;
   let text = `tuned · held-out corners read ${percent(deck.accuracy_before)} → ${percent(deck.accuracy_after)}`;
   if (deck.kept_base) text += " · uses the base reader (the tune read clearly worse)";
+  if (deck.ink === "light") text += " · printed light on dark";
   text += ` · ${deck.cards} cards`;
   if (deck.corrections) text += ` · ${deck.corrections} game correction${deck.corrections === 1 ? "" : "s"}`;
   if (deck.needs_tune) text += " · tune again to use the new cards";
