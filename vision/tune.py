@@ -148,6 +148,9 @@ def tune_profile(
     try:
         record = _record(store, name, staged, cards)
         train, held = _split(staged, record)
+        ink, light_share = deck_ink([patch for _, patch in [*train, *held]])
+        if ink == "light":
+            train, held = _as_read(train), _as_read(held)
         _report(progress, 0.0, "preparing crops")
         rng = np.random.default_rng(settings.seed)
         _write_data(work / "data", train, held, general, settings, rng)
@@ -165,7 +168,6 @@ def tune_profile(
         kept_base = before is not None and after is not None and after < before - settings.worse_by
         if kept_base:
             shutil.copyfile(base_onnx, staged / READER_FILE)
-        ink, light_share = deck_ink([patch for _, patch in [*train, *held]])
         set_metadata(staged / READER_FILE, {INK_KEY: ink})
         seconds = time.monotonic() - start
         record.update(
@@ -197,6 +199,16 @@ def _record(store: ProfileStore, name: str, staged: Path,
 
 
 Labelled = list[tuple[str, Image]]
+
+
+def _as_read(patches: Labelled) -> Labelled:
+    """A light-ink deck's patches as its reader reads them: each that looks printed light on
+    dark as its negative (`CardReader.classify`), so the tune teaches that deck in the dark-ink
+    look the base reader learnt."""
+    if not patches:
+        return patches
+    light = light_on_dark(np.stack([crop_from_patch(p, READ_PX) for _, p in patches]))
+    return [(card, 255 - p if turn else p) for (card, p), turn in zip(patches, light, strict=True)]
 
 
 def _split(staged: Path, record: dict[str, Any]) -> tuple[Labelled, Labelled]:

@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 import vision.train
@@ -82,6 +83,10 @@ def test_a_deck_printed_light_on_dark_is_told_from_its_patches(tuned: Tuned) -> 
     assert ink == "dark" and share < LIGHT_DECK_SHARE
     ink, share = deck_ink([255 - p for p in patches])
     assert ink == "light" and share >= LIGHT_DECK_SHARE
+    # such a deck is tuned on its patches as the reader reads them: as their negatives
+    as_read = tune._as_read([("AC", 255 - p) for p in patches])
+    back = [np.array_equal(seen, p) for (_, seen), p in zip(as_read, patches, strict=True)]
+    assert np.mean(back) >= 0.9
 
 
 def test_detect_reads_with_the_profile(tuned: Tuned) -> None:
