@@ -6,8 +6,9 @@ network's weights with the base's (the tune alone forgets some generality), expo
 measures the base and the tuned reader on index patches it held back (the second index of
 each card seen whole, read at 8 angles). A tuned reader that reads those clearly worse than the
 base is not installed: the deck keeps the base reader (and its cards, for a later re-tune).
-The installed reader also records the deck's ink (`deck_ink`), so a deck printed dark on light
-is never read as a negative. Everything happens in the profile store's staging folder; only a
+The installed reader also records the deck's ink (`deck_ink`): a deck printed dark on light is
+then never read as a negative, and one printed light on dark is tuned on its patches as the
+reader reads them (`_as_read`). Everything happens in the profile store's staging folder; only a
 finished tune is committed, so a failure or a cancel keeps the old profile.
 """
 
@@ -115,11 +116,15 @@ def held_out_accuracy(onnx: Path, held: Sequence[tuple[str, Image]], angles: int
 def deck_ink(patches: Sequence[Image]) -> tuple[str, float]:
     """How a deck prints its indices, "light" or "dark" ink, judged from its confirmed patches;
     and the share of them that look printed light on a dark face."""
-    if not patches:
-        return "dark", 0.0
-    crops = np.stack([crop_from_patch(p, READ_PX) for p in patches])
-    share = float(light_on_dark(crops).mean())
+    light = _looks_light(patches)
+    share = float(light.mean()) if len(light) else 0.0
     return ("light" if share >= LIGHT_DECK_SHARE else "dark"), share
+
+
+def _looks_light(patches: Sequence[Image]) -> npt.NDArray[np.bool_]:
+    if not patches:
+        return np.zeros(0, bool)
+    return light_on_dark(np.stack([crop_from_patch(p, READ_PX) for p in patches]))
 
 
 def tune_profile(
@@ -205,9 +210,7 @@ def _as_read(patches: Labelled) -> Labelled:
     """A light-ink deck's patches as its reader reads them: each that looks printed light on
     dark as its negative (`CardReader.classify`), so the tune teaches that deck in the dark-ink
     look the base reader learnt."""
-    if not patches:
-        return patches
-    light = light_on_dark(np.stack([crop_from_patch(p, READ_PX) for _, p in patches]))
+    light = _looks_light([p for _, p in patches])
     return [(card, 255 - p if turn else p) for (card, p), turn in zip(patches, light, strict=True)]
 
 
