@@ -176,9 +176,7 @@ def store_weights_half(path: Path) -> None:
     graph.initializer.extend(kept)
     graph.node.extend(nodes)
     onnx.checker.check_model(model)
-    staged = path.with_suffix(".tmp")
-    onnx.save(model, str(staged))
-    staged.replace(path)
+    _save_in_place(model, path)
 
 
 def set_metadata(path: Path, values: dict[str, str]) -> None:
@@ -191,6 +189,14 @@ def set_metadata(path: Path, values: dict[str, str]) -> None:
     model.metadata_props.extend(kept)
     for key, value in values.items():
         model.metadata_props.add(key=key, value=value)
+    _save_in_place(model, path)
+
+
+def _save_in_place(model: Any, path: Path) -> None:
+    """Write an edited ONNX model over its file through a temporary one (a crash leaves the
+    old file whole)."""
+    import onnx
+
     staged = path.with_suffix(".tmp")
     onnx.save(model, str(staged))
     staged.replace(path)
