@@ -47,8 +47,9 @@ class PairingConfig:
     same_glyph: float = 0.75
     #: Two indices of one card are this far apart, centre to centre (nominal, min, max).
     pair_nominal: float = 5.7
-    #: (2.2: the side-by-side indices of a narrow four-index card lie ~2.4 apart.)
-    pair_min: float = 2.2
+    #: (1.5: the side-by-side indices of a narrow four-index card lie ~2.4 apart seen from
+    #: overhead, ~2.1 on a tilted camera's frame; closer than this they are two glyphs.)
+    pair_min: float = 1.5
     pair_max: float = 9.0
     #: The two indices of one card differ in size by at most this factor (perspective).
     size_ratio: float = 2.0

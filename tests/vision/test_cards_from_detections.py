@@ -57,9 +57,10 @@ def test_a_misread_fourth_corner_is_not_a_second_card() -> None:
 
 
 def test_five_indices_are_not_one_card() -> None:
-    d = table([card_detections("KS", (300, 200), corners="tl tr bl br"),
-               card_detections("KS", (340, 200), corners="tl")])  # fmt: skip
-    seen = cards_from_detections(without_corners(d))
+    # A fifth KS glyph in the middle of a four-index KS: within pairing reach of every corner.
+    card = card_detections("KS", (300, 200), corners="tl tr bl br")
+    middle = Detections([[294, 190, 306, 210]], [0.9], card.class_ids[:1])
+    seen = cards_from_detections(Detections.concatenate([without_corners(card), middle]))
     assert len(seen.conflicts) == 1 and [str(c.card) for c in seen.cards] == ["KS"]
 
 
@@ -97,14 +98,16 @@ def test_whole_card_wins_over_a_stray_index_but_is_reported() -> None:
 
 def test_two_lone_indices_too_close_or_far_for_one_card_conflict() -> None:
     near = table([card_detections("8D", (200, 200), corners="tl"),
-                  card_detections("8D", (240, 200), corners="tl")])  # fmt: skip
+                  card_detections("8D", (225, 200), corners="tl")])  # fmt: skip
     assert len(cards_from_detections(near).conflicts) == 1
     assert cards_from_detections(near).cards == ()
 
 
-def test_a_narrow_four_index_card_is_one_card() -> None:
-    # Rendered Dondorf: 20-px indices whose left and right centres lie 2.4 index sizes apart.
-    centres = [(-24, -36), (24, -36), (-24, 36), (24, 36)]
+@pytest.mark.parametrize("half_width", [24, 21])
+def test_a_narrow_four_index_card_is_one_card(half_width: int) -> None:
+    # Rendered Dondorf: 20-px indices whose left and right centres lie 2.4 index sizes apart,
+    # 2.1 where a tilted camera foreshortens the card's width (the held-out 1280-px scenes).
+    centres = [(x * half_width, y * 36) for y in (-1, 1) for x in (-1, 1)]
     boxes = [[100 + x - 4, 100 + y - 10, 100 + x + 4, 100 + y + 10] for x, y in centres]
     seen = cards_from_detections(Detections(boxes, [0.9, 0.85, 0.5, 0.45], [14] * 4))
     assert [(str(c.card), c.corners_seen) for c in seen.cards] == [("2D", 4)]
