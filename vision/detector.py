@@ -89,19 +89,27 @@ def checked_side(side: int) -> int:
     return side
 
 
-def load_model(path: Path, backend: str, batch: int | None = None) -> LoadedModel:
+def load_model(
+    path: Path, backend: str, batch: int | None = None, *, exact: bool = False
+) -> LoadedModel:
     """Compile an ONNX file with OpenVINO (preferred) or ONNX Runtime.
 
     A model exported for any image size takes any; OpenVINO compiles it once for each image
     size it meets (a fixed shape runs faster than a dynamic one: 125 against 181 ms for an
     800 × 480 frame), keeping the last few. `batch`: the batch size of every call, fixed in
     those compilations too (the detector: one frame); None leaves it free (the reader).
+
+    On a CPU with bfloat16 units (Intel AMX) OpenVINO computes in bfloat16 unless told
+    otherwise: 1.4-1.7× faster there, and measured to read the same cards (real held-out part
+    96.6 % / 91.3 % against 96.6 % / 91.5 % in float32). `exact` keeps float32 everywhere,
+    for comparing two networks' outputs to the third decimal.
     """
     if backend in ("auto", "openvino"):
         try:
             import openvino as ov
 
             core = ov.Core()
+            config = {"INFERENCE_PRECISION_HINT": "f32"} if exact else {}
             network = core.read_model(str(path))
             shape = network.input(0).get_partial_shape()
             dims = [d.get_length() if d.is_static else None for d in shape]
@@ -115,7 +123,7 @@ def load_model(path: Path, backend: str, batch: int | None = None) -> LoadedMode
                 if image not in compiled:
                     if any_size:
                         network.reshape([batch or -1, dims[1] or 3, *image])
-                    compiled[image] = core.compile_model(network, "CPU")
+                    compiled[image] = core.compile_model(network, "CPU", config)
                     if len(compiled) > COMPILED_SIZES:
                         compiled.popitem(last=False)
                 compiled.move_to_end(image)

@@ -68,10 +68,12 @@ def train_stage(
     resume: bool = False,
     init: Path | None = None,
     device: str = "cpu",
+    lr: float | None = None,
 ) -> Path:
     """Train the `detector` (YOLO26n, data = a data.yaml), the `reader` (YOLO26n-cls, data = a
     class-folder tree) or the single-stage `cards` detector (YOLO26n, 52 classes) for a
-    wall-clock budget, from scratch or from `init` weights.
+    wall-clock budget, from scratch or from `init` weights; `lr` replaces the stage's starting
+    learning rate (a fine-tune from `init` wants a smaller one).
 
     Ultralytics fits its schedule to `hours`; `resume` continues an interrupted run from its
     last.pt. results.csv and the curves are written beside the weights. Returns best.pt.
@@ -87,7 +89,7 @@ def train_stage(
             data=str(data), time=hours, epochs=1000, device=device, project=str(project),
             name=stage, exist_ok=True, pretrained=init is not None, amp=False, plots=True,
             workers=0, patience=0, verbose=False,
-            **STAGE_ARGS[stage],
+            **{**STAGE_ARGS[stage], **({"lr0": lr} if lr is not None else {})},
         )  # fmt: skip
     return project / stage / "weights" / "best.pt"
 

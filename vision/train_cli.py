@@ -50,6 +50,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         step.add_argument("--resume", action="store_true", help="continue from last.pt")
         step.add_argument("--init", type=Path, help="start from these weights (.pt)")
         step.add_argument("--device", default="cpu", help="cpu, or a GPU index such as 0")
+        step.add_argument("--lr", type=float, help="starting learning rate (the stage's own)")
         step.set_defaults(run=run_stage, stage=stage)
 
     export = steps.add_parser("export", help="export the best weights to ONNX for the app")
@@ -85,7 +86,8 @@ def run_stage(args: argparse.Namespace) -> int:
         "cards": args.out / "cards" / "data.yaml",
     }[args.stage]
     best = train_stage(args.stage, data, args.out / "runs", hours=args.hours,
-                       resume=args.resume, init=args.init, device=args.device)  # fmt: skip
+                       resume=args.resume, init=args.init, device=args.device,
+                       lr=args.lr)  # fmt: skip
     print(f"best weights: {best}")
     return 0
 

@@ -1,17 +1,49 @@
-"""Exporting trained weights (the ONNX lands where asked, nothing is left beside the weights)
-and blending two readers' weights."""
+"""Training settings, exporting trained weights (the ONNX lands where asked, nothing is left
+beside the weights) and blending two readers' weights."""
 
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
+from vision import train
 from vision.detector import MODELS_DIR, load_model
 from vision.errors import WeightsError
-from vision.train import blend_weights, export_onnx, load_checkpoint, save_checkpoint
+from vision.train import (
+    READER_ARGS,
+    blend_weights,
+    export_onnx,
+    load_checkpoint,
+    save_checkpoint,
+    train_stage,
+)
+
+
+@pytest.mark.parametrize("lr", [None, 0.003])
+def test_a_stage_trains_with_its_settings_and_the_learning_rate_asked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lr: float | None
+) -> None:
+    calls: list[tuple[str, dict[str, Any]]] = []
+
+    class FakeYolo:
+        def __init__(self, weights: str) -> None:
+            self.weights = weights
+
+        def train(self, **settings: Any) -> None:
+            calls.append((self.weights, settings))
+
+    monkeypatch.setattr(train, "offline_ultralytics", lambda: FakeYolo)
+    best = train_stage("reader", tmp_path / "reader", tmp_path / "runs", hours=0.5,
+                       init=MODELS_DIR / "reader.pt", lr=lr)  # fmt: skip
+    assert best == tmp_path / "runs" / "reader" / "weights" / "best.pt"
+    ((weights, settings),) = calls
+    assert weights == str(MODELS_DIR / "reader.pt") and settings["pretrained"]
+    assert settings["time"] == 0.5 and settings["imgsz"] == READER_ARGS["imgsz"]
+    assert settings["lr0"] == (lr if lr is not None else READER_ARGS["lr0"])
 
 
 def test_export_writes_only_the_target(tmp_path: Path) -> None:
@@ -91,7 +123,7 @@ def test_half_weights_halve_the_file_and_keep_the_readings(
     assert half.stat().st_size < 0.6 * full.stat().st_size
     crops = np.random.default_rng(0).random((8, 3, 64, 64), np.float32)
     for backend in ("openvino", "onnxruntime"):
-        expected = load_model(full, backend).run(crops)
-        got = load_model(half, backend).run(crops)
+        expected = load_model(full, backend, exact=True).run(crops)
+        got = load_model(half, backend, exact=True).run(crops)
         assert np.abs(got - expected).max() < 0.01
         assert (got.argmax(axis=1) == expected.argmax(axis=1)).all()
