@@ -96,6 +96,30 @@ def test_whole_card_wins_over_a_stray_index_but_is_reported() -> None:
     assert len(seen.conflicts) == 1 and "whole card" in seen.conflicts[0].reason
 
 
+@pytest.mark.parametrize(
+    ("sure", "doubtful", "keep_at", "kept"),
+    [
+        (0.999, 0.86, 0.5, True),  # the sure one is the card with chance 999 / 1006.1 = 0.99
+        (0.95, 0.9, 0.5, True),  # 19 / (1 + 19 + 9) = 0.66
+        (0.95, 0.9, 0.7, False),
+        (0.9, 0.9, 0.5, False),  # alike: 9 / 19, neither
+    ],
+)
+def test_a_conflict_keeps_the_card_where_it_is_likelier_than_not(
+    sure: float, doubtful: float, keep_at: float, kept: bool
+) -> None:
+    d = table([card_detections("KS", (200, 200), corners="tl", score=sure),
+               card_detections("KS", (800, 500), corners="tl", score=doubtful)])  # fmt: skip
+    seen = cards_from_detections(d, PairingConfig(min_score=0.5, conflict_keep=keep_at))
+    (conflict,) = seen.conflicts
+    assert len(conflict.places) == 2
+    if kept:
+        assert [(str(c.card), pytest.approx(c.confidence)) for c in seen.cards] == [("KS", sure)]
+        assert seen.cards[0].box[0] < 400 and "kept the surest" in conflict.reason
+    else:
+        assert seen.cards == () and "kept" not in conflict.reason
+
+
 def test_two_lone_indices_too_close_or_far_for_one_card_conflict() -> None:
     near = table([card_detections("8D", (200, 200), corners="tl"),
                   card_detections("8D", (225, 200), corners="tl")])  # fmt: skip
