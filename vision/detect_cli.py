@@ -118,7 +118,7 @@ def detector_side(text: str) -> int:
 def size_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--detector-size", type=detector_side, metavar="PX",
-        help="side the corner detector scales frames to (their longer side; 800; 640: faster)",
+        help="the corner detector reads frames at up to PX × PX pixels (800; 640: faster)",
     )  # fmt: skip
 
 

@@ -47,8 +47,8 @@ class SingleStageReader:
 
     @property
     def size(self) -> int:
-        """The side frames' longer side is scaled to: the model's own where it was exported
-        for one size, else `DEFAULT_DETECTOR_SIDE`."""
+        """The detector's side: the model's own where it was exported for one size (frames'
+        longer side scaled to it), else `DEFAULT_DETECTOR_SIDE` (a square's pixels at most)."""
         return self._detector.side
 
     def read(self, frame: Image) -> Detections:
