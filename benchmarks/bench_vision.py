@@ -137,6 +137,9 @@ def main() -> None:
     photos = [(DEV_REAL / "images" / name).read_bytes() for name in names]
     if args.wide:
         photos = [widened(data) for data in photos]
+    shape = FrameDetector(MODELS_DIR / DETECTOR_FILE, "onnxruntime", args.detector_size)
+    batch, _, _ = letterbox(decode_image(photos[0]), shape.side, shape.stride)
+    print(f"{len(photos)} photos; the detector reads each at {batch.shape[3]} × {batch.shape[2]}")
     results: dict[str, float] = {}
     for backend in ("openvino", "onnxruntime"):
         reader = CardReader(backend=backend, detector_size=args.detector_size)
