@@ -8,6 +8,7 @@ YOLO-labelled photos (corner or whole-card boxes: identities are compared per im
 
 from __future__ import annotations
 
+import itertools
 import statistics
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence, Set
@@ -26,6 +27,9 @@ from vision.detector import Image, StageTimes
 from vision.sources import read_image
 
 IOU_MATCH = 0.5
+#: Edges (px, the longer side of a card's largest labelled index) of the size classes that
+#: recall is broken down by: reading depends on an index's pixels more than on anything else.
+INDEX_SIZE_EDGES = (16, 24, 32, 48)
 
 
 class IndexReader(Protocol):
@@ -116,6 +120,7 @@ class Report:
                 {"truth": CLASS_NAMES[t], "read": CLASS_NAMES[p], "count": n}
                 for (t, p), n in confusions.most_common(12)
             ],
+            "recall_by_index_size": recall_by_index_size(self.images),
             "median_ms_per_image": statistics.median(r.milliseconds for r in self.images),
         }
 
@@ -217,6 +222,29 @@ def corner_metrics(results: list[ImageResult]) -> tuple[dict[int, float], dict[i
         recall = tp / n if entries else np.zeros(0)
         ap[cls] = _average_precision(recall, precision)
     return ap, {cls: hits[cls] / n for cls, n in positives.items()}
+
+
+def recall_by_index_size(results: list[ImageResult]) -> dict[str, dict[str, float]]:
+    """Card recall by the pixel size of the card's largest labelled index (its box's longer
+    side), in the classes of `INDEX_SIZE_EDGES`: which cards a camera set further away, or one
+    of lower resolution, would lose. Classes holding no card are left out."""
+    names = [f"<{INDEX_SIZE_EDGES[0]} px"]
+    names += [f"{a}-{b} px" for a, b in itertools.pairwise(INDEX_SIZE_EDGES)]
+    names.append(f">={INDEX_SIZE_EDGES[-1]} px")
+    there, read = Counter[str](), Counter[str]()
+    for result in results:
+        boxes, classes = result.truth.boxes, result.truth.class_ids
+        sides = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+        for cls in set(classes.tolist()):
+            largest = float(sides[classes == cls].max())
+            name = names[int(np.searchsorted(INDEX_SIZE_EDGES, largest, side="right"))]
+            there[name] += 1
+            read[name] += CLASS_NAMES[cls] in result.read_cards
+    return {
+        name: {"cards": there[name], "recall": round(read[name] / there[name], 4)}
+        for name in names
+        if there[name]
+    }
 
 
 def _average_precision(recall: npt.NDArray[Any], precision: npt.NDArray[Any]) -> float:

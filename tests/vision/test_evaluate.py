@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from cribcam.cli import main
 from vision.detections import CLASS_NAMES, Detections
-from vision.evaluate import labelled_photos
+from vision.evaluate import ImageResult, labelled_photos, recall_by_index_size
 
 SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
 
@@ -73,3 +74,38 @@ def test_the_shipped_dev_real_corrections_are_valid_labels_and_match_their_log()
     for change in changes:
         card = change.get("now") or change.get("card")
         assert card is None or card in CLASS_NAMES, change
+
+
+def _result(truth: list[tuple[str, float]], read: set[str]) -> ImageResult:
+    """A photo whose cards each have one index of the given size (px, square at 100, 100)."""
+    boxes = np.array([[100, 100, 100 + side, 100 + side] for _, side in truth], np.float32)
+    classes = np.array([CLASS_NAMES.index(card) for card, _ in truth], np.int64)
+    labelled = Detections(boxes, np.ones(len(truth), np.float32), classes)
+    cards = frozenset(card for card, _ in truth)
+    return ImageResult("photo.jpg", labelled, labelled, cards, frozenset(read), 1.0)
+
+
+def test_recall_is_broken_down_by_each_cards_largest_index() -> None:
+    photos = [
+        _result([("5H", 10), ("6H", 20), ("7H", 23.9), ("KS", 60)], {"6H", "KS"}),
+        _result([("AC", 12), ("AC", 30), ("2C", 47)], {"AC"}),  # AC's larger index counts
+    ]
+    assert recall_by_index_size(photos) == {
+        "<16 px": {"cards": 1, "recall": 0.0},
+        "16-24 px": {"cards": 2, "recall": 0.5},
+        "24-32 px": {"cards": 1, "recall": 1.0},
+        "32-48 px": {"cards": 1, "recall": 0.0},
+        ">=48 px": {"cards": 1, "recall": 1.0},
+    }
+
+
+def test_cribcam_eval_reports_recall_by_index_size_over_every_labelled_card(
+    tmp_path: Path,
+) -> None:
+    assert main(["eval", str(SAMPLES), "--out", str(tmp_path)]) == 0
+    summary = json.loads((tmp_path / "report.json").read_text())
+    by_size = summary["recall_by_index_size"]
+    cards = sum(len(set(truth.class_ids.tolist())) for _, _, truth in labelled_photos(SAMPLES))
+    assert sum(v["cards"] for v in by_size.values()) == cards
+    read = sum(v["cards"] * v["recall"] for v in by_size.values())
+    assert read == pytest.approx(summary["card_set_recall"] * cards, abs=0.01)
