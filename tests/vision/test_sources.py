@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 
 import cv2
 import numpy as np
@@ -181,6 +182,46 @@ def test_camera_that_never_opens_fails_after_max_attempts() -> None:
     assert "camera 7 cannot be opened" in source.status.detail
     assert list(source) == []  # iteration ends instead of waiting forever
     source.close()
+
+
+class RecordingCapture:
+    """cv2.VideoCapture's stand-in: remembers the device and the properties it was set."""
+
+    made: ClassVar[list[RecordingCapture]] = []
+
+    def __init__(self, index: int) -> None:
+        self.index, self.props = index, dict[int, float]()
+        RecordingCapture.made.append(self)
+
+    def set(self, prop: int, value: float) -> bool:
+        self.props[prop] = value
+        return True
+
+    def isOpened(self) -> bool:
+        return False
+
+    def release(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize(("size", "expected"), [(None, (1920, 1080)), ((1280, 720), (1280, 720))])
+def test_a_camera_is_asked_for_its_frame_size(
+    monkeypatch: pytest.MonkeyPatch, size: tuple[int, int] | None, expected: tuple[int, int]
+) -> None:
+    """Opened without asking, a webcam gives 640 × 480: too few pixels for small indices."""
+    RecordingCapture.made = []
+    monkeypatch.setattr(cv2, "VideoCapture", RecordingCapture)
+    backoff = Backoff(initial=0.01, maximum=0.01, max_attempts=1)
+    options = {} if size is None else {"size": size}
+    source = CameraSource(2, backoff=backoff, **options)
+    wait_for(lambda: source.status.state is SourceState.FAILED)
+    source.close()
+    capture = RecordingCapture.made[0]
+    assert capture.index == 2
+    assert capture.props == {
+        cv2.CAP_PROP_FRAME_WIDTH: expected[0],
+        cv2.CAP_PROP_FRAME_HEIGHT: expected[1],
+    }
 
 
 class MjpegHandler(BaseHTTPRequestHandler):

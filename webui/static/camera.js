@@ -79,7 +79,7 @@ class Camera {
     if (!this.supported()) { this.onUnavailable(); return; }
     try {
       const stream = await navigator.mediaDevices.getUserMedia({
-        video: { facingMode: "environment", width: { ideal: 1280 }, height: { ideal: 720 } },
+        video: { facingMode: "environment", width: { ideal: 1920 }, height: { ideal: 1080 } },
         audio: false,
       });
       this.video.srcObject = stream;
