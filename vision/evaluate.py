@@ -2,7 +2,8 @@
 
 Per image, the set of cards read is compared with the set labelled (precision and recall of the
 card *set*: a card counts once however many corners show). Per corner box, the 52-class mAP50
-and per-class recall are computed, and the worst confusions listed. Works for any folder of
+and per-class recall are computed, and the worst confusions listed; card recall is also broken
+down by the pixel size of each card's largest index. Works for any folder of
 YOLO-labelled photos (corner or whole-card boxes: identities are compared per image).
 """
 

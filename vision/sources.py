@@ -369,7 +369,7 @@ class Capture(Protocol):
 CAMERA_SIZE = (1920, 1080)
 
 
-def _open_camera(index: int, size: tuple[int, int] = CAMERA_SIZE) -> Capture:
+def _open_camera(index: int, size: tuple[int, int]) -> Capture:
     capture = cv2.VideoCapture(index)
     capture.set(cv2.CAP_PROP_FRAME_WIDTH, size[0])
     capture.set(cv2.CAP_PROP_FRAME_HEIGHT, size[1])
