@@ -106,6 +106,13 @@ class FrameCards:
     def by_card(self) -> dict[Card, SeenCard]:
         return {seen.card: seen for seen in self.cards}
 
+    @property
+    def index_px(self) -> float | None:
+        """The median index size (px) of the cards seen in this frame, None with none: how
+        many pixels the camera gives an index, which decides how surely it reads."""
+        sizes = [seen.glyph_size for seen in self.cards if seen.in_frame]
+        return float(np.median(sizes)) if sizes else None
+
 
 def cards_from_detections(
     detections: Detections, config: PairingConfig = PairingConfig()

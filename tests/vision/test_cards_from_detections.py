@@ -8,6 +8,7 @@ from scorer.cards import parse_card
 from tests.vision.tabletop import card_detections, row_detections, table, without_corners
 from vision.cards_from_detections import PairingConfig, cards_from_detections
 from vision.detections import Detections, class_of_card
+from vision.detector import SMALL_INDEX_PX, frame_json
 
 
 def test_two_corners_make_one_card_at_its_centre() -> None:
@@ -166,3 +167,19 @@ def test_glyphs_of_very_different_size_are_not_one_card() -> None:
 def test_empty_frame() -> None:
     seen = cards_from_detections(Detections.empty())
     assert seen.cards == () and seen.conflicts == () and seen.by_card() == {}
+    assert seen.index_px is None
+    answer = frame_json("empty.jpg", seen)
+    assert answer["cards"] == [] and answer["index_px"] is None and not answer["small_indices"]
+
+
+@pytest.mark.parametrize("g", [12.0, SMALL_INDEX_PX - 1.0, float(SMALL_INDEX_PX), 40.0])
+def test_a_frame_tells_its_cards_median_index_size_and_whether_it_is_small(g: float) -> None:
+    """A camera too far away, or of too low a resolution, gives indices few pixels."""
+    hand = row_detections(["5H", "6C", "7D"], (300, 300), g)
+    lone = card_detections("KS", (600, 300), 3 * g)  # one larger card moves no median
+    seen = cards_from_detections(table([hand, lone]))
+    assert len(seen.cards) == 4
+    assert seen.index_px == pytest.approx(g)
+    answer = frame_json("table.jpg", seen)
+    assert answer["index_px"] == pytest.approx(g, abs=0.05)
+    assert answer["small_indices"] is (g < SMALL_INDEX_PX)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from flask.testing import FlaskClient
 
 from scorer.cards import parse_card, parse_cards
@@ -108,3 +109,17 @@ def test_a_frame_for_an_unknown_game_is_404(db_path: Path) -> None:
     response = client.post("/api/games/nope/frame", data=DEMO.read_bytes(),
                            content_type="image/jpeg")  # fmt: skip
     assert response.status_code == 404 and "error" in response.json
+
+
+@pytest.mark.parametrize(("g", "small"), [(20.0, True), (40.0, False)])
+def test_a_frame_of_small_indices_is_flagged_for_the_page(
+    db_path: Path, g: float, small: bool
+) -> None:
+    """The page asks for the camera closer when the cards' indices have too few pixels."""
+    hand = table([row_detections(BOTTOM, (560, 640), g)])
+    client = create_app({"TESTING": True, "DATABASE": db_path,
+                         "DETECTOR": TableDetector(hand)}).test_client()  # fmt: skip
+    game_id = client.post("/api/games", json={"players": 2, "first_dealer": 0}).json["id"]
+    (answer,) = post_frames(client, game_id, 1)
+    assert answer["index_px"] == g
+    assert answer["small_indices"] is small

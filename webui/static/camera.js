@@ -25,6 +25,14 @@ function drawBoxes(canvas, width, height, cards) {
   }
 }
 
+/* A word when the frame's card indices are too few pixels to read surely (the server judges:
+   `small_indices`, from the cards' median index size `index_px`). */
+function smallIndexHint(answer) {
+  if (!answer.small_indices) return "";
+  return ` The card corners are only about ${Math.round(answer.index_px)} px tall: move the ` +
+    "camera closer or give it a higher resolution, or some cards will be missed or misread.";
+}
+
 /* POST JPEG bytes; the JSON answer (or an error naming the HTTP status) and whether it is ok. */
 async function postJpeg(url, blob) {
   const response = await fetch(url, { method: "POST", headers: { "Content-Type": "image/jpeg" }, body: blob });
@@ -123,7 +131,7 @@ class Camera {
       this.latencies.push(ms);
       if (this.latencies.length > 50) this.latencies.shift();
       this.say(`Camera on: ${cards.length} card${cards.length === 1 ? "" : "s"} seen, ` +
-        `${ms} ms from frame to overlay.`);
+        `${ms} ms from frame to overlay.` + smallIndexHint(answer));
       // the frame goes with its answer: a correction must cut exactly the pixels read
       this.onAnswer(answer, { blob, width: canvas.width, height: canvas.height });
     } catch (error) {
@@ -150,7 +158,8 @@ async function tryDemoPhoto(gameId, img, overlay, say) {
   const cards = answer.cards || [];
   drawBoxes(overlay, img.naturalWidth, img.naturalHeight, cards);
   say(`The demo photo: ${cards.length} card${cards.length === 1 ? "" : "s"} read` +
-    (cards.length ? `: ${cards.map((c) => cardLabel(c.card)).join(" ")}` : "") + ".");
+    (cards.length ? `: ${cards.map((c) => cardLabel(c.card)).join(" ")}` : "") + "." +
+    smallIndexHint(answer));
   return answer;
 }
 
