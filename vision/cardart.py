@@ -7,8 +7,9 @@ extent of what is left: the true painted extent, at the final scale, with no nei
 
 The corner-index boxes (rank + suit pip) are found from the rendered pixels: connected
 components of ink near the top-left corner, grouped; the bottom-right index is the same
-search on the face turned 180 degrees. Every face and box is checked; a deck is usable
-only when all 52 faces pass.
+search on the face turned 180 degrees; a four-index deck's top-right and bottom-left indices
+are those boxes mirrored where the same ink is printed. Every face and box is checked; a deck
+is usable only when all 52 faces pass.
 
 Layout of a rendered deck folder: ``<out>/<deck>/<CODE>.png`` (CODE as in classes.txt,
 e.g. ``10H``), optional ``back.png``, and ``boxes.json`` (see `DeckArt`).
@@ -456,6 +457,7 @@ def find_deck_boxes(
     variants tried (nearest the usual place wins). With `usual_place` (decks checked by eye:
     an index touching the art or the frame gets the pip alone boxed), a corner whose box
     still fails, or lies off that place, takes the usual place's box when that one passes.
+    A four-index deck's cards also get their ``tr`` and ``bl`` boxes (`mirrored_corners`).
     """
     boxes: dict[str, dict[str, Box]] = {}
     cands: dict[str, list[dict[str, Box]]] = {}
@@ -484,7 +486,58 @@ def find_deck_boxes(
                     boxes[code] = placed
     probs = [p for code, face in faces.items() for p in check_face(code, face, boxes.get(code))]
     probs.extend(_deck_consistency(boxes, (w, h), only=set(good)))
+    mirrored = {code: mirrored_corners(faces[code], found) for code, found in boxes.items()}
+    if sum(map(bool, mirrored.values())) >= FOUR_INDEX_SHARE * len(boxes):
+        boxes = {code: found | mirrored[code] for code, found in boxes.items()}
     return boxes, probs
+
+
+#: A four-index deck (Dondorf, xskat-french) prints its top-right and bottom-left indices where
+#: the top-left and bottom-right ones lie mirrored left to right. A mirrored box is taken as an
+#: index when the ink there matches the original's this closely (intersection over union of
+#: the two ink masks, the best of shifts up to `MIRROR_SHIFT` of the box's height).
+MIRROR_MATCH = 0.6
+MIRROR_SHIFT = 0.08
+#: A deck is taken for a four-index one when at least this share of its cards match: a court
+#: card's picture can mirror its own index (the small standard test deck's QC does).
+FOUR_INDEX_SHARE = 0.5
+
+
+def mirrored_box(box: Box, width: int) -> Box:
+    """`box` mirrored left to right on a face `width` pixels wide."""
+    return (width - box[2], box[1], width - box[0], box[3])
+
+
+def mirrored_corners(face: RGBA, boxes: dict[str, Box]) -> dict[str, Box]:
+    """The ``tr`` and ``bl`` indices of a four-index face: ``tl`` and ``br`` mirrored, kept
+    where the same glyphs are printed there (an index is printed, never mirrored, so its ink
+    matches the original's unmirrored). Two-index decks have pips or nothing there."""
+    h, w = face.shape[:2]
+    ink = _ink_mask(face)
+    found: dict[str, Box] = {}
+    for source, target in (("tl", "tr"), ("br", "bl")):
+        if source not in boxes:
+            continue
+        x0, y0, x1, y1 = boxes[source]
+        glyphs = ink[y0:y1, x0:x1]
+        if not glyphs.any():
+            continue
+        best, at = 0.0, mirrored_box(boxes[source], w)
+        reach = max(1, round(MIRROR_SHIFT * (y1 - y0)))
+        for dx in range(-reach, reach + 1):
+            for dy in range(-reach, reach + 1):
+                m0, n0, m1, n1 = mirrored_box(boxes[source], w)
+                m0, m1, n0, n1 = m0 + dx, m1 + dx, n0 + dy, n1 + dy
+                if m0 < 0 or n0 < 0 or m1 > w or n1 > h:
+                    continue
+                there = ink[n0:n1, m0:m1]
+                union = int((glyphs | there).sum())
+                match = int((glyphs & there).sum()) / union if union else 0.0
+                if match > best:
+                    best, at = match, (m0, n0, m1, n1)
+        if best >= MIRROR_MATCH:
+            found[target] = at
+    return found
 
 
 def _as_box(values: npt.NDArray[Any]) -> Box:

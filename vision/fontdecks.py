@@ -40,6 +40,7 @@ from vision.cardart import (
     _ink_mask,
     check_face,
     judge_cards,
+    mirrored_box,
     write_index,
 )
 from vision.deck_fonts import (
@@ -359,10 +360,6 @@ def _measure(
     return boxes, probs
 
 
-def _mirrored(box: Box, w: int) -> Box:
-    return (w - box[2], box[1], w - box[0], box[3])
-
-
 def check_generated(code: str, face: RGBA, boxes: dict[str, Box]) -> list[str]:
     """`check_face` for every corner: ``tr``/``bl`` are checked as ``tl``/``br`` of the face
     mirrored left-right (`check_face` knows only the two corners of two-index decks)."""
@@ -372,7 +369,7 @@ def check_generated(code: str, face: RGBA, boxes: dict[str, Box]) -> list[str]:
         w = face.shape[1]
         mirror = np.ascontiguousarray(face[:, ::-1])
         other = {
-            new: _mirrored(boxes[old], w)
+            new: mirrored_box(boxes[old], w)
             for old, new in (("tr", "tl"), ("bl", "br"))
             if old in boxes
         }

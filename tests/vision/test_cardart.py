@@ -26,11 +26,14 @@ from vision.cardart import (
     iter_deck_dirs,
     judge_cards,
     load_deck,
+    mirrored_box,
+    mirrored_corners,
 )
 
 FIX = Path(__file__).parent / "fixtures"
 FACES = FIX / "cardart"
 DECK = FIX / "deck-standard"
+FOUR_INDEX_DECK = FIX / "deck-dondorf"
 
 
 def _face(name: str) -> np.ndarray:
@@ -216,3 +219,29 @@ def test_npm_specs_cover_the_deck() -> None:
     assert heruka.faces["10D"].endswith("/TD.svg")
     you = next(d for d in NPM_DECKS if d.name == "npm-younestouati")
     assert you.faces["QH"] == "cards/12h.svg"
+
+
+@pytest.mark.parametrize(("deck", "four"), [(FOUR_INDEX_DECK, True), (DECK, False)])
+def test_a_four_index_deck_gets_its_other_two_indices(deck: Path, four: bool) -> None:
+    """Dondorf prints an index in every corner: tr and bl are tl and br mirrored, with the same
+    glyphs there; a two-index deck's cards keep two, even a court card whose picture mirrors
+    its own index (the small standard deck's QC)."""
+    art, faces = load_deck(deck)
+    pairs = {code: {k: art.boxes[code][k] for k in ("tl", "br")} for code in faces}
+    boxes, _ = find_deck_boxes(faces)
+    w = next(iter(faces.values())).shape[1]
+    for code, found in boxes.items():
+        assert set(found) == ({"tl", "br", "tr", "bl"} if four else {"tl", "br"}), code
+        for source, target in (("tl", "tr"), ("br", "bl")):
+            if four:  # within a few pixels of the mirrored box
+                assert np.abs(np.subtract(found[target], mirrored_box(found[source], w))).max() <= 3
+    assert sum(bool(mirrored_corners(faces[c], pairs[c])) for c in faces) == (52 if four else 1)
+
+
+def test_a_mirrored_box_is_no_index_where_the_ink_differs() -> None:
+    _, faces = load_deck(FOUR_INDEX_DECK)
+    face = faces["7S"].copy()
+    boxes = find_deck_boxes({"7S": face})[0]["7S"]
+    x0, y0, x1, y1 = boxes["tr"]
+    face[y0:y1, x0:x1, :3] = 255  # the top-right index wiped
+    assert set(mirrored_corners(face, {k: boxes[k] for k in ("tl", "br")})) == {"bl"}
