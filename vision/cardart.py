@@ -522,12 +522,12 @@ def mirrored_corners(face: RGBA, boxes: dict[str, Box]) -> dict[str, Box]:
         glyphs = ink[y0:y1, x0:x1]
         if not glyphs.any():
             continue
-        best, at = 0.0, mirrored_box(boxes[source], w)
+        mirror = mirrored_box(boxes[source], w)
+        best, at = 0.0, mirror
         reach = max(1, round(MIRROR_SHIFT * (y1 - y0)))
         for dx in range(-reach, reach + 1):
             for dy in range(-reach, reach + 1):
-                m0, n0, m1, n1 = mirrored_box(boxes[source], w)
-                m0, m1, n0, n1 = m0 + dx, m1 + dx, n0 + dy, n1 + dy
+                m0, n0, m1, n1 = mirror[0] + dx, mirror[1] + dy, mirror[2] + dx, mirror[3] + dy
                 if m0 < 0 or n0 < 0 or m1 > w or n1 > h:
                     continue
                 there = ink[n0:n1, m0:m1]
