@@ -52,6 +52,7 @@ def test_demo_photo_server_camera_and_settle_it(server: Server, tmp_path: Path) 
             ".test(document.getElementById('camera-status').textContent)"
         )
         assert page.evaluate("document.getElementById('demo-img').naturalWidth") == 640
+        assert "move the camera" not in page.inner_text("#camera-status")  # indices of 27 px
         page.click("#settle summary")
         page.wait_for_selector("#settle-out li >> nth=2")
         text = page.inner_text("#settle-out")

@@ -75,6 +75,8 @@ def test_fake_camera_shows_the_right_cards_and_show_scores(server: Server, tmp_p
             for li in page.query_selector_all("#camera-table li.camera-show")
         }  # fmt: skip
         latencies = page.evaluate("camera.latencies")
+        status = page.inner_text("#camera-status")  # the clip's indices are about 21 px tall
+    assert "move the camera closer or give it a higher resolution" in status, status
     expected = {("hand", "bottom"): HANDS["bottom"], ("hand", "top"): HANDS["top"],
                 ("crib", "bottom"): CRIB}  # fmt: skip
     assert set(shown) == set(expected)
