@@ -234,8 +234,7 @@ def recall_by_index_size(results: list[ImageResult]) -> dict[str, dict[str, floa
     names.append(f">={INDEX_SIZE_EDGES[-1]} px")
     there, read = Counter[str](), Counter[str]()
     for result in results:
-        boxes, classes = result.truth.boxes, result.truth.class_ids
-        sides = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+        sides, classes = result.truth.sizes, result.truth.class_ids
         for cls in set(classes.tolist()):
             largest = float(sides[classes == cls].max())
             name = names[int(np.searchsorted(INDEX_SIZE_EDGES, largest, side="right"))]
