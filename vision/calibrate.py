@@ -2,7 +2,8 @@
 
 Each photo is read once with the raw stage outputs kept; every reading is labelled right when
 its box overlaps a labelled index of the same card (IoU ≥ 0.5). The weights come from those
-readings, the card threshold from the cards they form.
+readings, the card threshold from the cards they form, and the threshold for an index at the
+frame's edge from those readings alone.
 """
 
 from __future__ import annotations
@@ -17,12 +18,14 @@ import numpy.typing as npt
 
 from vision.calibration import CalibrationError, ScoreCalibration, choose_threshold, fit_weights
 from vision.cards_from_detections import PairingConfig, cards_from_detections
-from vision.detections import CLASS_NAMES, Detections, iou_matrix
+from vision.detections import CLASS_NAMES, Detections, at_frame_edge, iou_matrix
 from vision.detector import CardReader
 from vision.evaluate import CardSetCounts, labelled_photos
 
 #: Card thresholds tried, lowest first.
 THRESHOLDS = tuple(round(0.30 + 0.02 * i, 2) for i in range(34))
+#: Thresholds tried for the readings of indices at the frame's edge (from the card threshold).
+EDGE_THRESHOLDS = tuple(round(0.50 + 0.01 * i, 2) for i in range(50))
 
 
 @dataclass(frozen=True)
@@ -34,12 +37,14 @@ class PhotoReadings:
     read_probabilities: npt.NDArray[np.float32]
     classes: npt.NDArray[np.int64]
     right: npt.NDArray[np.bool_]
+    at_edge: npt.NDArray[np.bool_]
     truth_cards: frozenset[str]
 
     def cards(self, calibration: ScoreCalibration, threshold: float) -> frozenset[str]:
         scores = calibration.score(self.box_scores, self.read_probabilities)
+        kept = calibration.kept(scores, self.at_edge)
         seen = cards_from_detections(
-            Detections(self.boxes, scores, self.classes), PairingConfig(min_score=threshold)
+            Detections(self.boxes, scores, self.classes)[kept], PairingConfig(min_score=threshold)
         )
         return frozenset(str(card.card) for card in seen.cards)
 
@@ -57,8 +62,17 @@ def read_photos(
         overlap = iou_matrix(boxes, truth.boxes) >= 0.5
         right = (overlap & (classes[:, None] == truth.class_ids[None, :])).any(axis=1)
         truth_cards = frozenset(CLASS_NAMES[c] for c in truth.class_ids.tolist())
+        at_edge = at_frame_edge(boxes, frame.shape[1], frame.shape[0])
         photos.append(
-            PhotoReadings(boxes, box_scores, probabilities.max(axis=1), classes, right, truth_cards)
+            PhotoReadings(
+                boxes,
+                box_scores,
+                probabilities.max(axis=1),
+                classes,
+                right,
+                at_edge,
+                truth_cards,
+            )
         )
     return photos
 
@@ -68,6 +82,28 @@ def card_precision_recall(
 ) -> tuple[float, float]:
     counts = CardSetCounts.of((p.truth_cards, p.cards(calibration, threshold)) for p in photos)
     return counts.precision, counts.recall
+
+
+def edge_threshold(
+    photos: list[PhotoReadings], calibration: ScoreCalibration, precision: float
+) -> tuple[float | None, int]:
+    """The lowest threshold from the card threshold at which the readings of indices at the
+    frame's edge are right at least `precision` of the time (None when no photo has one),
+    and how many such readings the photos have."""
+    scores = np.concatenate([
+        calibration.score(p.box_scores, p.read_probabilities)[p.at_edge] for p in photos
+    ])  # fmt: skip
+    right = np.concatenate([p.right[p.at_edge] for p in photos])
+    if not len(right):
+        return None, 0
+
+    def share_right(threshold: float) -> float:
+        above = scores >= threshold
+        return float(right[above].mean()) if above.any() else 1.0
+
+    card = calibration.card_threshold
+    grid = [t for t in EDGE_THRESHOLDS if t >= card] or [card]
+    return choose_threshold(share_right, precision, grid), len(right)
 
 
 def calibrate(
@@ -94,14 +130,18 @@ def calibrate(
     threshold = choose_threshold(
         lambda t: card_precision_recall(photos, fitted, t)[0], precision, THRESHOLDS
     )
+    fitted = replace(fitted, card_threshold=threshold)
+    at_edge, edge_readings = edge_threshold(photos, fitted, precision)
+    fitted = replace(fitted, edge_threshold=at_edge)
     card_precision, card_recall = card_precision_recall(photos, fitted, threshold)
     record = {
         "fitted_on": str(dataset),
         **({"relabel": str(relabel)} if relabel else {}),
         "photos": len(photos),
         "readings": int(sum(len(p.right) for p in photos)),
+        "edge_readings": edge_readings,
         "target_precision": precision,
         "card_precision": round(card_precision, 4),
         "card_recall": round(card_recall, 4),
     }
-    return replace(fitted, card_threshold=threshold), record
+    return fitted, record

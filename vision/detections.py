@@ -281,6 +281,29 @@ class Detections:
         return json.dumps(self.to_records())
 
 
+#: A box reaching this close (px) to the frame's edge is taken to show only part of its index.
+EDGE_MARGIN = 1.0
+
+
+def at_frame_edge(
+    boxes: npt.NDArray[np.float32], width: int, height: int, margin: float = EDGE_MARGIN
+) -> npt.NDArray[np.bool_]:
+    """Which boxes reach the edge of a `width` × `height` frame: their index is likely cut by
+    it, and a cut glyph (a 10 showing only its 0, half a suit) is misread with confidence.
+
+    >>> at_frame_edge(np.array([[0, 5, 9, 20], [5, 5, 9, 20], [5, 5, 9, 29.5]]), 40, 30)
+    array([ True, False,  True])
+    """
+    if not len(boxes):
+        return np.zeros(0, np.bool_)
+    return np.asarray(
+        (boxes[:, 0] <= margin)
+        | (boxes[:, 1] <= margin)
+        | (boxes[:, 2] >= width - margin)
+        | (boxes[:, 3] >= height - margin)
+    )
+
+
 def iou_matrix(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
     """Intersection over union of every box of `a` (N×4) with every box of `b` (M×4)."""
     if not len(a) or not len(b):

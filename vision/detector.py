@@ -29,7 +29,7 @@ from vision.cards_from_detections import (
     cards_from_detections,
 )
 from vision.crops import READ_MARGIN, crop_index
-from vision.detections import Detections, suppress_overlaps
+from vision.detections import Detections, at_frame_edge, suppress_overlaps
 from vision.errors import VisionError
 from vision.reader_classes import reader_info
 from vision.sources import decode_image
@@ -209,16 +209,21 @@ class CardReader:
         return self._detector.side
 
     def read(self, frame: Image) -> Detections:
-        """Every corner index found, its class and the calibrated chance its reading is right."""
+        """Every corner index found, its class and the calibrated chance its reading is right;
+        an index at the frame's edge only when it reaches the calibration's edge threshold."""
         boxes, box_scores, probabilities = self.corners(frame)
         start = time.perf_counter()
         confidence = probabilities.max(axis=1)
-        scores = (
+        detections = Detections(
+            boxes,
             self.calibration.score(box_scores, confidence)
             if self.calibration
-            else np.clip(box_scores * confidence, 0, 1)
+            else np.clip(box_scores * confidence, 0, 1),
+            probabilities.argmax(axis=1),
         )
-        detections = Detections(boxes, scores, probabilities.argmax(axis=1))
+        if self.calibration:
+            at_edge = at_frame_edge(boxes, frame.shape[1], frame.shape[0])
+            detections = detections[self.calibration.kept(detections.scores, at_edge)]
         self.last_times.postprocess = _ms_since(start)
         return detections
 

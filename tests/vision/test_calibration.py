@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from cribcam.cli import main
+from vision.calibrate import PhotoReadings, edge_threshold
 from vision.calibration import (
     CALIBRATION_FILE,
     CalibrationError,
@@ -50,6 +52,56 @@ def test_the_lowest_threshold_reaching_the_target_is_chosen() -> None:
     precision = {0.3: 0.90, 0.4: 0.97, 0.5: 0.99, 0.6: 0.985}
     assert choose_threshold(precision.__getitem__, 0.98, precision) == 0.5
     assert choose_threshold(precision.__getitem__, 0.999, precision) == 0.6
+
+
+def test_a_reading_at_the_frames_edge_is_kept_only_from_the_edge_threshold() -> None:
+    scores = np.array([0.5, 0.9, 0.97, 0.99], np.float32)
+    at_edge = np.array([False, True, True, True])
+    calibration = ScoreCalibration(1.0, 1.0, 10.0, card_threshold=0.84)
+    assert calibration.kept(scores, at_edge).all()
+    kept = replace(calibration, edge_threshold=0.97).kept(scores, at_edge)
+    assert kept.tolist() == [True, False, True, True]
+
+
+def readings(scores: list[float], right: list[bool], at_edge: list[bool]) -> PhotoReadings:
+    """A photo whose readings get these scores from `CALIBRATION` (box scores 1)."""
+    n = len(scores)
+    logits = np.log(np.asarray(scores) / (1 - np.asarray(scores)))
+    return PhotoReadings(
+        np.tile(np.float32([0, 0, 10, 10]), (n, 1)),
+        np.ones(n, np.float32),
+        np.exp(logits - CALIBRATION.bias).astype(np.float32),  # read weight 1
+        np.zeros(n, np.int64),
+        np.asarray(right),
+        np.asarray(at_edge),
+        frozenset(),
+    )
+
+
+CALIBRATION = ScoreCalibration(bias=3.0, box_weight=1.0, read_weight=1.0, card_threshold=0.84)
+
+
+def test_the_edge_threshold_is_the_lowest_where_edge_readings_reach_the_target() -> None:
+    whole = readings([0.95] * 3, [False] * 3, [False] * 3)  # not at the edge: not counted
+    photo = readings([0.855, 0.875, 0.905, 0.925], [False, True, False, True], [True] * 4)
+    assert CALIBRATION.score(photo.box_scores, photo.read_probabilities) == pytest.approx(
+        [0.855, 0.875, 0.905, 0.925], abs=1e-4
+    )
+    # right from 0.84: 2 of 4; from 0.86: 2 of 3; from 0.88: 1 of 2; from 0.91: 1 of 1
+    assert edge_threshold([whole, photo], CALIBRATION, 0.9) == (0.91, 4)
+    assert edge_threshold([whole, photo], CALIBRATION, 0.6) == (0.86, 4)
+    assert edge_threshold([whole, photo], CALIBRATION, 0.4) == (0.84, 4)
+    assert edge_threshold([whole], CALIBRATION, 0.9) == (None, 0)
+
+
+def test_a_calibration_round_trips_with_and_without_an_edge_threshold(tmp_path: Path) -> None:
+    with_edge = ScoreCalibration(4.5, 1.1, 11.9, 0.84, edge_threshold=0.98)
+    with_edge.save(tmp_path / CALIBRATION_FILE, photos=3)
+    assert ScoreCalibration.load(tmp_path) == with_edge
+    older = {"bias": 4.5, "box_weight": 1.1, "read_weight": 11.9, "card_threshold": 0.84}
+    (tmp_path / CALIBRATION_FILE).write_text(json.dumps(older))
+    loaded = ScoreCalibration.load(tmp_path)
+    assert loaded is not None and loaded.edge_threshold is None
 
 
 def test_a_folder_without_calibration_has_none(tmp_path: Path) -> None:

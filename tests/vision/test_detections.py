@@ -11,6 +11,7 @@ from scorer.cards import DECK, parse_card
 from vision.detections import (
     CLASS_NAMES,
     Detections,
+    at_frame_edge,
     card_of_class,
     class_of_card,
     suppress_overlaps,
@@ -144,3 +145,21 @@ def test_overlapping_boxes_keep_the_best_scored_one() -> None:
     # row 1 beats row 0 (IoU 0.77); row 3 overlaps row 1 by less than half: both kept
     assert suppress_overlaps(boxes, scores).tolist() == [1, 2, 3]
     assert suppress_overlaps(boxes[:0], scores[:0]).tolist() == []
+
+
+@pytest.mark.parametrize(
+    ("box", "at_edge"),
+    [
+        ([0.0, 10, 20, 40], True),  # left side on the edge
+        ([1.0, 10, 20, 40], True),  # within the 1-px margin
+        ([1.5, 10, 20, 40], False),
+        ([30, 0.5, 50, 40], True),  # top
+        ([80, 10, 99.0, 40], True),  # right (frame 100 wide)
+        ([80, 10, 98.5, 40], False),
+        ([30, 30, 50, 59.5], True),  # bottom (frame 60 high)
+        ([30, 30, 50, 58.5], False),
+    ],
+)
+def test_a_box_reaching_the_frames_edge_is_at_it(box: list[float], at_edge: bool) -> None:
+    assert at_frame_edge(np.array([box], np.float32), 100, 60).tolist() == [at_edge]
+    assert at_frame_edge(np.zeros((0, 4), np.float32), 100, 60).shape == (0,)
