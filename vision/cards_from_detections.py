@@ -102,6 +102,9 @@ class FrameCards:
     cards: tuple[SeenCard, ...] = ()
     conflicts: tuple[Conflict, ...] = ()
     unread: Detections = field(default_factory=Detections.empty, repr=False, compare=False)
+    #: A card was read only at an index the frame's edge cuts, over the card threshold but under
+    #: the edge threshold (`ScoreCalibration.edge_threshold`), and so set aside: it may be there.
+    cut_at_edge: bool = False
 
     def by_card(self) -> dict[Card, SeenCard]:
         return {seen.card: seen for seen in self.cards}

@@ -13,7 +13,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -211,25 +211,38 @@ class CardReader:
     def read(self, frame: Image) -> Detections:
         """Every corner index found, its class and the calibrated chance its reading is right;
         an index at the frame's edge only when it reaches the calibration's edge threshold."""
+        every, kept = self._scored(frame)
+        return every[kept]
+
+    def cards(self, frame: Image) -> FrameCards:
+        """The physical cards in a frame, at this model's card threshold."""
+        every, kept = self._scored(frame)
+        seen = cards_from_detections(every[kept], self.pairing)
+        set_aside = every[~kept & (every.scores >= self.pairing.min_score)]
+        unread = set(set_aside.cards()) - {card.card for card in seen.cards}
+        return replace(seen, cut_at_edge=True) if unread else seen
+
+    def _scored(self, frame: Image) -> tuple[Detections, npt.NDArray[np.bool_]]:
+        """Every reading with its calibrated score, and which to keep (`ScoreCalibration.kept`)."""
         boxes, box_scores, probabilities = self.corners(frame)
         start = time.perf_counter()
         confidence = probabilities.max(axis=1)
-        detections = Detections(
+        every = Detections(
             boxes,
             self.calibration.score(box_scores, confidence)
             if self.calibration
             else np.clip(box_scores * confidence, 0, 1),
             probabilities.argmax(axis=1),
         )
-        if self.calibration:
-            at_edge = at_frame_edge(boxes, frame.shape[1], frame.shape[0])
-            detections = detections[self.calibration.kept(detections.scores, at_edge)]
+        kept = (
+            self.calibration.kept(
+                every.scores, at_frame_edge(boxes, frame.shape[1], frame.shape[0])
+            )
+            if self.calibration
+            else np.ones(len(every), np.bool_)
+        )
         self.last_times.postprocess = _ms_since(start)
-        return detections
-
-    def cards(self, frame: Image) -> FrameCards:
-        """The physical cards in a frame, at this model's card threshold."""
-        return cards_from_detections(self.read(frame), self.pairing)
+        return every, kept
 
     @property
     def pairing(self) -> PairingConfig:
@@ -440,15 +453,16 @@ def card_json(seen: SeenCard) -> dict[str, Any]:
 
 
 def frame_json(image: str, seen: FrameCards) -> dict[str, Any]:
-    """The `cribcam detect --json` object: each physical card once, any conflicts, and the
-    cards' median index size (`index_px`), which is small (`small_indices`) under
-    `SMALL_INDEX_PX`."""
+    """The `cribcam detect --json` object: each physical card once, any conflicts, the cards'
+    median index size (`index_px`), which is small (`small_indices`) under `SMALL_INDEX_PX`,
+    and whether a reading cut by the frame's edge was set aside (`cut_at_edge`)."""
     index_px = seen.index_px
     return {
         "image": image,
         "cards": [card_json(card) for card in seen.cards],
         "index_px": None if index_px is None else round(index_px, 1),
         "small_indices": index_px is not None and index_px < SMALL_INDEX_PX,
+        "cut_at_edge": seen.cut_at_edge,
         "conflicts": [
             {"card": str(c.card), "places": [[round(x, 1), round(y, 1)] for x, y in c.places],
              "reason": c.reason}

@@ -170,6 +170,7 @@ def test_empty_frame() -> None:
     assert seen.index_px is None
     answer = frame_json("empty.jpg", seen)
     assert answer["cards"] == [] and answer["index_px"] is None and not answer["small_indices"]
+    assert answer["cut_at_edge"] is False
 
 
 @pytest.mark.parametrize("g", [12.0, SMALL_INDEX_PX - 1.0, float(SMALL_INDEX_PX), 40.0])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -76,8 +77,15 @@ class PhotoDetector:
 class TableDetector(PhotoDetector):
     """A fake frame detector (`webui.detect.FrameDetector`): every frame shows `detections`."""
 
-    def __init__(self, detections: Detections, size: tuple[int, int] = (1280, 720)) -> None:
-        self.detections, self.size = detections, size
+    def __init__(
+        self,
+        detections: Detections,
+        size: tuple[int, int] = (1280, 720),
+        *,
+        cut_at_edge: bool = False,
+    ) -> None:
+        self.detections, self.size, self.cut_at_edge = detections, size, cut_at_edge
 
     def read_frame(self, image: bytes) -> tuple[FrameCards, tuple[int, int]]:
-        return cards_from_detections(self.detections), self.size
+        seen = cards_from_detections(self.detections)
+        return replace(seen, cut_at_edge=self.cut_at_edge), self.size

@@ -53,6 +53,9 @@ def test_demo_photo_server_camera_and_settle_it(server: Server, tmp_path: Path) 
         )
         assert page.evaluate("document.getElementById('demo-img').naturalWidth") == 640
         assert "move the camera" not in page.inner_text("#camera-status")  # indices of 27 px
+        hints = page.evaluate("frameHints({small_indices: false, cut_at_edge: true})")
+        assert "cut off and not read: move the camera so every card is in view" in hints
+        assert page.evaluate("frameHints({small_indices: false, cut_at_edge: false})") == ""
         page.click("#settle summary")
         page.wait_for_selector("#settle-out li >> nth=2")
         text = page.inner_text("#settle-out")

@@ -123,3 +123,14 @@ def test_a_frame_of_small_indices_is_flagged_for_the_page(
     (answer,) = post_frames(client, game_id, 1)
     assert answer["index_px"] == g
     assert answer["small_indices"] is small
+
+
+@pytest.mark.parametrize("cut", [True, False])
+def test_a_card_set_aside_at_the_frames_edge_is_told_to_the_page(db_path: Path, cut: bool) -> None:
+    """The page asks for every card in view when a card was seen only at a cut index."""
+    hand = table([row_detections(BOTTOM, (560, 640), 40.0)])
+    detector = TableDetector(hand, cut_at_edge=cut)
+    client = create_app({"TESTING": True, "DATABASE": db_path, "DETECTOR": detector}).test_client()
+    game_id = client.post("/api/games", json={"players": 2, "first_dealer": 0}).json["id"]
+    (answer,) = post_frames(client, game_id, 1)
+    assert answer["cut_at_edge"] is cut

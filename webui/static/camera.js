@@ -25,12 +25,20 @@ function drawBoxes(canvas, width, height, cards) {
   }
 }
 
-/* A word when the frame's card indices are too few pixels to read surely (the server judges:
-   `small_indices`, from the cards' median index size `index_px`). */
-function smallIndexHint(answer) {
-  if (!answer.small_indices) return "";
-  return ` The card corners are only about ${Math.round(answer.index_px)} px tall: move the ` +
-    "camera closer or give it a higher resolution, or some cards will be missed or misread.";
+/* A word when the frame cannot be read surely: its card indices are too few pixels (the
+   server judges: `small_indices`, from the cards' median index size `index_px`), or a card was
+   seen only at an index the picture's edge cuts off (`cut_at_edge`), which is not read. */
+function frameHints(answer) {
+  let hints = "";
+  if (answer.small_indices) {
+    hints += ` The card corners are only about ${Math.round(answer.index_px)} px tall: move the ` +
+      "camera closer or give it a higher resolution, or some cards will be missed or misread.";
+  }
+  if (answer.cut_at_edge) {
+    hints += " A card at the edge of the picture is cut off and not read: move the camera so " +
+      "every card is in view.";
+  }
+  return hints;
 }
 
 /* POST JPEG bytes; the JSON answer (or an error naming the HTTP status) and whether it is ok. */
@@ -131,7 +139,7 @@ class Camera {
       this.latencies.push(ms);
       if (this.latencies.length > 50) this.latencies.shift();
       this.say(`Camera on: ${cards.length} card${cards.length === 1 ? "" : "s"} seen, ` +
-        `${ms} ms from frame to overlay.` + smallIndexHint(answer));
+        `${ms} ms from frame to overlay.` + frameHints(answer));
       // the frame goes with its answer: a correction must cut exactly the pixels read
       this.onAnswer(answer, { blob, width: canvas.width, height: canvas.height });
     } catch (error) {
@@ -159,7 +167,7 @@ async function tryDemoPhoto(gameId, img, overlay, say) {
   drawBoxes(overlay, img.naturalWidth, img.naturalHeight, cards);
   say(`The demo photo: ${cards.length} card${cards.length === 1 ? "" : "s"} read` +
     (cards.length ? `: ${cards.map((c) => cardLabel(c.card)).join(" ")}` : "") + "." +
-    smallIndexHint(answer));
+    frameHints(answer));
   return answer;
 }
 
