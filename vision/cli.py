@@ -44,11 +44,26 @@ def _run_synth(args: argparse.Namespace) -> int:
         print(f"no usable decks in {args.art}: run `cribcam cardart {args.art}` first")
         return 1
     print("decks:", ", ".join(d.name for d in dirs))
-    boxes = generate(
-        args.out_dir, args.count, args.seed, dirs, SynthConfig.seen_at(args.size), start=args.start
-    )
+    config = SynthConfig.seen_at(args.size, args.frame)
+    try:
+        config.window()
+    except ValueError as error:
+        print(f"cribcam synth: {error} (--size {args.size})")
+        return 2
+    boxes = generate(args.out_dir, args.count, args.seed, dirs, config, start=args.start)
     print(f"{args.count} scenes, {boxes} labelled corner indices -> {args.out_dir}")
     return 0
+
+
+def frame_size(text: str) -> tuple[int, int]:
+    """``WxH`` as two positive ints (argparse type)."""
+    try:
+        width, height = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not WxH, e.g. 1920x1080") from None
+    if width <= 0 or height <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: both sides must be positive")
+    return width, height
 
 
 def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -69,6 +84,13 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
         type=int,
         default=640,
         help="frame width; index heights scale with it (8-40 px at 640)",
+    )
+    s.add_argument(
+        "--frame",
+        type=frame_size,
+        metavar="WxH",
+        help="keep the middle W x H of each scene, as a camera's 16:9 frame sees it "
+        "(e.g. --size 1920 --frame 1920x1080)",
     )
     s.add_argument("--art", type=Path, default=DEFAULT_ART, help="rendered decks folder")
     s.add_argument("--decks", nargs="*", help="only these decks (may include held-out ones)")

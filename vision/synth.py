@@ -468,19 +468,33 @@ class SynthConfig:
     min_contrast: float = 0.13
     glyph_px: tuple[float, float] = (8.0, 40.0)  # index height range in the image
     board: float = 0.3  # probability of a cribbage board distractor
+    #: Keep only the middle width × height of the `size` square, as a camera's 16:9 frame sees
+    #: the same view; an index is labelled when `min_visible` of it lies in the frame. None:
+    #: the whole square.
+    frame: tuple[int, int] | None = None
+
+    def window(self) -> tuple[int, int, int, int]:
+        """The kept part of the rendered square: x0, y0, x1, y1."""
+        if self.frame is None:
+            return 0, 0, self.size, self.size
+        width, height = self.frame
+        if not (0 < width <= self.size and 0 < height <= self.size):
+            raise ValueError(f"frame {width}x{height} does not fit in a {self.size}-px scene")
+        x0, y0 = (self.size - width) // 2, (self.size - height) // 2
+        return x0, y0, x0 + width, y0 + height
 
     @classmethod
-    def seen_at(cls, width: int) -> SynthConfig:
+    def seen_at(cls, width: int, frame: tuple[int, int] | None = None) -> SynthConfig:
         """The training table seen by a camera `width` px wide: index heights scale with the
         frame (8-40 px at 640), as when a phone or the page's 1280-px camera films it."""
-        return cls(size=width, glyph_px=(8.0 * width / 640, 40.0 * width / 640))
+        return cls(size=width, glyph_px=(8.0 * width / 640, 40.0 * width / 640), frame=frame)
 
 
 @dataclass
 class Scene:
     """A generated picture and its labels."""
 
-    image: npt.NDArray[np.uint8]  # RGB, size x size
+    image: npt.NDArray[np.uint8]  # RGB, size x size (or the config's frame)
     labels: list[tuple[int, float, float, float, float]]  # YOLO: class, cx, cy, w, h (0..1)
     cards: list[dict[str, Any]]
 
@@ -578,6 +592,8 @@ def make_scene(
     """Compose one scene. `placements` (plane coords) overrides the random layout (tests)."""
     cfg = cfg or SynthConfig()
     s = cfg.size
+    wx0, wy0, wx1, wy1 = cfg.window()
+    frame_w, frame_h = wx1 - wx0, wy1 - wy0
     P = int(s * 2.2) if cfg.perspective else s
     H, view_angle = _view(rng, cfg, P)
     centre = (P / 2, P / 2)
@@ -641,7 +657,7 @@ def make_scene(
                 x0, y0 = ih.min(0)
                 x1, y1 = ih.max(0)
                 area = (x1 - x0) * (y1 - y0)
-                cx0, cy0, cx1, cy1 = max(x0, 0), max(y0, 0), min(x1, s), min(y1, s)
+                cx0, cy0, cx1, cy1 = max(x0, wx0), max(y0, wy0), min(x1, wx1), min(y1, wy1)
                 if cx1 <= cx0 or cy1 <= cy0:
                     continue
                 in_frame = (cx1 - cx0) * (cy1 - cy0) / area
@@ -652,10 +668,10 @@ def make_scene(
                 labels.append(
                     (
                         CLASS_ID[p.code],
-                        (cx0 + cx1) / 2 / s,
-                        (cy0 + cy1) / 2 / s,
-                        (cx1 - cx0) / s,
-                        (cy1 - cy0) / s,
+                        ((cx0 + cx1) / 2 - wx0) / frame_w,
+                        ((cy0 + cy1) / 2 - wy0) / frame_h,
+                        (cx1 - cx0) / frame_w,
+                        (cy1 - cy0) / frame_h,
                     )
                 )
                 labelled.append(key)
@@ -666,7 +682,7 @@ def make_scene(
                 "code": p.code,
                 "deck": deck.name,
                 "face_up": p.face_up,
-                "corners": [[round(float(x), 2), round(float(y), 2)] for x, y in img_c],
+                "corners": [[round(float(x - wx0), 2), round(float(y - wy0), 2)] for x, y in img_c],
                 "labelled": labelled,
                 "visible": visible,
             }
@@ -676,7 +692,8 @@ def make_scene(
     if not cfg.effects:
         for k, _ in owners:
             cards[k]["contrast"].append(1.0)
-        return Scene(np.clip(warped, 0, 255).astype(np.uint8), labels, cards)
+        clean = np.clip(warped, 0, 255).astype(np.uint8)
+        return Scene(clean[wy0:wy1, wx0:wx1], labels, cards)
     image = _effects(np.asarray(warped, np.float32), rng)
     kept = []
     for label, (k, box) in zip(labels, owners, strict=True):
@@ -688,7 +705,7 @@ def make_scene(
             continue
         card["contrast"].append(round(share, 3))
         kept.append(label)
-    return Scene(image, kept, cards)
+    return Scene(image[wy0:wy1, wx0:wx1], kept, cards)
 
 
 def contrast_kept(clean: npt.NDArray[Any], photo: npt.NDArray[np.uint8], box: Box) -> float:
@@ -740,6 +757,7 @@ def generate(
     from tqdm import tqdm
 
     cfg = cfg or SynthConfig()
+    cfg.window()  # a frame that does not fit fails before any work
     decks = load_decks(deck_dirs)
     if not decks:
         raise ValueError("no decks to draw from")
@@ -755,8 +773,8 @@ def generate(
         (out / "labels" / f"{name}.txt").write_text(
             "".join(f"{c} {x:.6f} {y:.6f} {w:.6f} {h:.6f}\n" for c, x, y, w, h in sc.labels)
         )
-        (out / "meta" / f"{name}.json").write_text(
-            json.dumps({"seed": seed, "index": i, "size": cfg.size, "cards": sc.cards})
-        )
+        frame = {"frame": list(cfg.frame)} if cfg.frame else {}
+        meta = {"seed": seed, "index": i, "size": cfg.size, **frame, "cards": sc.cards}
+        (out / "meta" / f"{name}.json").write_text(json.dumps(meta))
         boxes += len(sc.labels)
     return boxes

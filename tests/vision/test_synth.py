@@ -221,3 +221,69 @@ def test_random_scenes_have_valid_labels(decks: list[Deck]) -> None:
         assert labelled == len(sc.labels)
         total += len(sc.labels)
     assert total > 0
+
+
+def _boxes_px(labels: list[tuple[int, float, float, float, float]], w: int, h: int) -> set[tuple]:
+    return {
+        (c, round((x - bw / 2) * w, 1), round((y - bh / 2) * h, 1),
+         round((x + bw / 2) * w, 1), round((y + bh / 2) * h, 1))
+        for c, x, y, bw, bh in labels
+    }  # fmt: skip
+
+
+def test_a_camera_frame_is_the_middle_of_the_square_scene_with_its_labels(
+    decks: list[Deck],
+) -> None:
+    """`frame` keeps the middle of the same scene: the same pixels, the same labels for the
+    indices wholly inside, clipped ones at its edge, the cards' corners in its pixels."""
+    square_cfg = SynthConfig(size=320)
+    framed_cfg = replace(square_cfg, frame=(320, 180))
+    x0, y0, x1, y1 = framed_cfg.window()
+    assert (x0, y0, x1, y1) == (0, 70, 320, 250)
+    at_edge = 0
+    for i in range(4, 8):  # scene 6 and 7 have indices cut by the frame's edge
+        square = make_scene(decks, scene_rng(12, i), square_cfg)
+        framed = make_scene(decks, scene_rng(12, i), framed_cfg)
+        assert framed.image.shape == (180, 320, 3)
+        assert np.array_equal(framed.image, square.image[y0:y1, x0:x1])
+        in_square = {(c, bx0 - x0, by0 - y0, bx1 - x0, by1 - y0)
+                     for c, bx0, by0, bx1, by1 in _boxes_px(square.labels, 320, 320)}  # fmt: skip
+        in_frame = _boxes_px(framed.labels, 320, 180)
+        inside = {b for b in in_square if b[2] > 0.5 and b[4] < 179.5}
+        touching = {b for b in in_frame if b[2] < 0.5 or b[4] > 179.5}
+        assert {(c, *map(round, b)) for c, *b in inside} == {
+            (c, *map(round, b)) for c, *b in in_frame - touching
+        }
+        at_edge += len(touching)
+        for a, b in zip(square.cards, framed.cards, strict=True):
+            assert np.allclose(np.subtract(a["corners"], [x0, y0]), b["corners"], atol=0.011)
+    assert at_edge > 0  # some index was cut by the frame's edge and still labelled
+
+
+def test_a_frame_that_does_not_fit_the_scene_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="frame 700x100 does not fit in a 640-px scene"):
+        generate(tmp_path, 1, 0, [FIXTURE], SynthConfig(frame=(700, 100)), progress=False)
+    assert not (tmp_path / "images").exists()
+
+
+def test_cribcam_synth_writes_camera_frames(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cribcam.cli import main
+
+    art = tmp_path / "art"
+    art.mkdir()
+    (art / "standard").symlink_to(FIXTURE)
+    argv = ["synth", str(tmp_path / "out"), "--count", "1", "--art", str(art)]
+    assert main([*argv, "--size", "320", "--frame", "320x180", "--decks", "standard"]) == 0
+    from PIL import Image
+
+    (image,) = (tmp_path / "out" / "images").iterdir()
+    assert Image.open(image).size == (320, 180)
+    (meta,) = (tmp_path / "out" / "meta").iterdir()
+    assert json.loads(meta.read_text())["frame"] == [320, 180]
+    assert main([*argv, "--size", "320", "--frame", "400x180", "--decks", "standard"]) == 2
+    assert "frame 400x180 does not fit in a 320-px scene" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main([*argv, "--frame", "wide"])
+    assert "'wide' is not WxH" in capsys.readouterr().err
