@@ -3,8 +3,11 @@
 Per image, the set of cards read is compared with the set labelled (precision and recall of the
 card *set*: a card counts once however many corners show). Per corner box, the 52-class mAP50
 and per-class recall are computed, and the worst confusions listed; card recall is also broken
-down by the pixel size of each card's largest index. Works for any folder of
-YOLO-labelled photos (corner or whole-card boxes: identities are compared per image).
+down by the pixel size of each card's largest index, and given again for the cards in view:
+a card whose every labelled box reaches the frame's edge is then neither required nor, read,
+held against the reader (the app reads a cut index only when surer than a whole one). Works for
+any folder of YOLO-labelled photos (corner or whole-card boxes: identities are compared per
+image).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import numpy.typing as npt
 from tqdm import tqdm
 
 from vision.cards_from_detections import PairingConfig, cards_from_detections
-from vision.detections import CLASS_NAMES, Detections, iou_matrix
+from vision.detections import CLASS_NAMES, Detections, at_frame_edge, iou_matrix
 from vision.detector import Image, StageTimes
 from vision.sources import read_image
 
@@ -53,6 +56,14 @@ class ImageResult:
     truth_cards: frozenset[str]
     read_cards: frozenset[str]
     milliseconds: float
+    #: The photo's width and height.
+    frame_size: tuple[int, int]
+
+    @property
+    def cut_cards(self) -> frozenset[str]:
+        """The labelled cards whose every box reaches the frame's edge."""
+        whole = ~at_frame_edge(self.truth.boxes, *self.frame_size)
+        return self.truth_cards - {CLASS_NAMES[c] for c in self.truth.class_ids[whole].tolist()}
 
     @property
     def precision(self) -> float:
@@ -106,6 +117,9 @@ class Report:
 
     def summary(self) -> dict[str, Any]:
         counts = CardSetCounts.of((r.truth_cards, r.read_cards) for r in self.images)
+        in_view = CardSetCounts.of(
+            (r.truth_cards - r.cut_cards, r.read_cards - r.cut_cards) for r in self.images
+        )
         ap, recall = corner_metrics(self.images)
         confusions = confusion_counts(self.images)
         return {
@@ -122,6 +136,11 @@ class Report:
                 for (t, p), n in confusions.most_common(12)
             ],
             "recall_by_index_size": recall_by_index_size(self.images),
+            "in_view": {
+                "cards": in_view.there,
+                "card_set_precision": in_view.precision,
+                "card_set_recall": in_view.recall,
+            },
             "median_ms_per_image": statistics.median(r.milliseconds for r in self.images),
         }
 
@@ -188,6 +207,7 @@ def evaluate(
                 frozenset(CLASS_NAMES[c] for c in truth.class_ids.tolist()),
                 frozenset(str(seen.card) for seen in cards.cards),
                 reader.last_times.total(),
+                (frame.shape[1], frame.shape[0]),
             )
         )
     return report

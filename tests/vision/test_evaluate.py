@@ -11,7 +11,7 @@ import pytest
 
 from cribcam.cli import main
 from vision.detections import CLASS_NAMES, Detections
-from vision.evaluate import ImageResult, labelled_photos, recall_by_index_size
+from vision.evaluate import ImageResult, Report, labelled_photos, recall_by_index_size
 
 SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
 
@@ -82,7 +82,7 @@ def _result(truth: list[tuple[str, float]], read: set[str]) -> ImageResult:
     classes = np.array([CLASS_NAMES.index(card) for card, _ in truth], np.int64)
     labelled = Detections(boxes, np.ones(len(truth), np.float32), classes)
     cards = frozenset(card for card, _ in truth)
-    return ImageResult("photo.jpg", labelled, labelled, cards, frozenset(read), 1.0)
+    return ImageResult("photo.jpg", labelled, labelled, cards, frozenset(read), 1.0, (640, 640))
 
 
 def test_recall_is_broken_down_by_each_cards_largest_index() -> None:
@@ -109,3 +109,19 @@ def test_cribcam_eval_reports_recall_by_index_size_over_every_labelled_card(
     assert sum(v["cards"] for v in by_size.values()) == cards
     read = sum(v["cards"] * v["recall"] for v in by_size.values())
     assert read == pytest.approx(summary["card_set_recall"] * cards, abs=0.01)
+    assert 0 < summary["in_view"]["cards"] <= cards
+
+
+def test_cards_seen_only_at_the_frames_edge_are_left_out_of_the_in_view_figures() -> None:
+    """5H is wholly in view; 6H shows one index in view and one cut; 7H and 8H are cut only.
+    In view, 7H is not required and the 8H read is not held against the reader."""
+    boxes = [[100, 100, 110, 120], [200, 100, 210, 120], [0, 300, 10, 320],
+             [630, 50, 640, 70], [400, 0, 410, 15]]  # fmt: skip
+    truth = Detections(boxes, np.ones(5, np.float32), [CLASS_NAMES.index(c) for c in
+                                                       ("5H", "6H", "6H", "7H", "8H")])  # fmt: skip
+    photo = ImageResult("p.jpg", truth, truth, frozenset({"5H", "6H", "7H", "8H"}),
+                        frozenset({"5H", "6H", "8H", "KS"}), 1.0, (640, 480))  # fmt: skip
+    assert photo.cut_cards == {"7H", "8H"}
+    summary = Report([photo]).summary()
+    assert (summary["card_set_precision"], summary["card_set_recall"]) == (0.75, 0.75)
+    assert summary["in_view"] == {"cards": 2, "card_set_precision": 2 / 3, "card_set_recall": 1.0}

@@ -168,7 +168,7 @@ def test_yolo_labels_read_as_pixel_boxes(tmp_path: Path) -> None:
 def result(truth: Detections, found: Detections) -> ImageResult:
     names = ("AC", "2C", "3C")
     return ImageResult("x.jpg", truth, found, frozenset(names[c] for c in truth.class_ids),
-                       frozenset(names[c] for c in found.class_ids), 1.0)  # fmt: skip
+                       frozenset(names[c] for c in found.class_ids), 1.0, (640, 640))  # fmt: skip
 
 
 def test_corner_metrics_and_confusions() -> None:
