@@ -131,8 +131,8 @@ def calibrate(
         lambda t: card_precision_recall(photos, fitted, t)[0], precision, THRESHOLDS
     )
     fitted = replace(fitted, card_threshold=threshold)
-    at_edge, edge_readings = edge_threshold(photos, fitted, precision)
-    fitted = replace(fitted, edge_threshold=at_edge)
+    edge, edge_readings = edge_threshold(photos, fitted, precision)
+    fitted = replace(fitted, edge_threshold=edge)
     card_precision, card_recall = card_precision_recall(photos, fitted, threshold)
     record = {
         "fitted_on": str(dataset),
