@@ -137,12 +137,13 @@ def main() -> None:
     photos = [(DEV_REAL / "images" / name).read_bytes() for name in names]
     if args.wide:
         photos = [widened(data) for data in photos]
-    shape = FrameDetector(MODELS_DIR / DETECTOR_FILE, "onnxruntime", args.detector_size)
-    batch, _, _ = letterbox(decode_image(photos[0]), shape.side, shape.stride)
-    print(f"{len(photos)} photos; the detector reads each at {batch.shape[3]} × {batch.shape[2]}")
+    first = decode_image(photos[0])
     results: dict[str, float] = {}
     for backend in ("openvino", "onnxruntime"):
         reader = CardReader(backend=backend, detector_size=args.detector_size)
+        if backend == "openvino":
+            width, height = reader.detector_input(first.shape[1], first.shape[0])
+            print(f"{len(photos)} photos; the detector reads each at {width} × {height}")
         pipeline(reader, photos[:3])  # warm up
         stages = pipeline(reader, photos)
         print(f"{backend:12s} " + "  ".join(f"{k} {v:6.1f}" for k, v in stages.items()) + " ms")

@@ -208,6 +208,10 @@ class CardReader:
         """Stage 1's side: frames are read at up to this square's pixels."""
         return self._detector.side
 
+    def detector_input(self, width: int, height: int) -> tuple[int, int]:
+        """The (width, height) stage 1 reads a `width` × `height` frame at."""
+        return self._detector.input_size(width, height)
+
     def read(self, frame: Image) -> Detections:
         """Every corner index found, its class and the calibrated chance its reading is right;
         an index at the frame's edge only when it reaches the calibration's edge threshold."""
@@ -350,6 +354,12 @@ class FrameDetector:
         #: A detector exported for one size gets square frames; one that takes any, frames
         #: padded only to the stride (see `letterbox`).
         self.stride = None if fixed else STRIDE
+
+    def input_size(self, width: int, height: int) -> tuple[int, int]:
+        """The network input's (width, height) for a `width` × `height` frame (`letterbox`)."""
+        if self.stride is None:
+            return self.side, self.side
+        return input_shape(width, height, self.side, self.stride)[1]
 
     def find(
         self, frame: Image, min_score: float, times: StageTimes

@@ -132,6 +132,23 @@ def test_a_wide_frame_is_read_at_its_own_shape_and_boxed_where_its_indices_are(
         assert (iou_matrix(truth, boxes) >= 0.5).any(axis=1).mean() >= 0.8
 
 
+@pytest.mark.parametrize(
+    ("frame", "side", "read_at"),
+    [
+        ((640, 640), None, (800, 800)),
+        ((1280, 720), None, (1024, 576)),
+        ((1280, 720), 640, (832, 480)),
+    ],
+)
+def test_the_reader_tells_the_size_its_detector_reads_a_frame_at(
+    frame: tuple[int, int], side: int | None, read_at: tuple[int, int]
+) -> None:
+    reader = CardReader(detector_size=side)
+    assert reader.detector_input(*frame) == read_at
+    batch, _, _ = letterbox(np.zeros((frame[1], frame[0], 3), np.uint8), reader.input_side, 32)
+    assert batch.shape[2:] == (read_at[1], read_at[0])
+
+
 @pytest.mark.parametrize("side", [0, 100, 650])
 def test_a_detector_side_off_the_stride_is_refused(side: int) -> None:
     with pytest.raises(ModelSizeError, match=str(side)):
