@@ -4,15 +4,26 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 import cv2
 
 from scorer.cards import parse_card
-from vision.detector import MODELS_DIR, CardReader, ModelSizeError, checked_side, frame_json
+from vision.cards_from_detections import FrameCards
+from vision.detector import (
+    MODELS_DIR,
+    CardReader,
+    Image,
+    ModelSizeError,
+    checked_side,
+    frame_json,
+)
+from vision.errors import BadImageError
 from vision.profiles import ProfileStore, default_root
-from vision.roles import TableLayout, assign_roles
+from vision.roles import Seat, TableLayout, assign_roles
 from vision.smoothing import TableSmoother
 from vision.sources import open_source, read_image
 
@@ -139,44 +150,70 @@ def deck_reader(args: argparse.Namespace) -> CardReader:
 
 
 def run_detect(args: argparse.Namespace) -> int:
+    """Read each photo; one that cannot be read is named (a JSON line with its `error`) and
+    the rest are still read, the exit status then 2."""
     reader = deck_reader(args)
     if args.annotate:
         args.annotate.mkdir(parents=True, exist_ok=True)
     layout = TableLayout(args.seats) if args.seats else None
+    failed = 0
     for path in args.images:
-        frame = read_image(path)
+        try:
+            frame = read_image(path)
+        except BadImageError as error:
+            failed += 1
+            if args.json:
+                print(json.dumps({"image": str(path), "error": str(error)}))
+            print(f"cribcam detect: error: {error}", file=sys.stderr)
+            continue
         seen = reader.cards(frame)
         result = frame_json(str(path), seen)
         if layout is not None:
-            height, width = frame.shape[:2]
-            state = assign_roles(seen, layout, (width, height), dealer=args.dealer)
-            roles = state.roles()
-            for card in result["cards"]:
-                card["role"] = str(roles.get(parse_card(card["card"]), "undecided"))
-            result["undecided"] = [
-                {"cards": [str(c.card) for c in u.cards], "reason": u.reason}
-                for u in state.undecided
-            ]
+            _add_roles(result, seen, layout, frame, args.dealer)
         if args.json:
             print(json.dumps(result))
         else:
             cards = " ".join(c["card"] for c in result["cards"]) or "no cards"
-            print(f"{path}: {cards} ({reader.last_times.total():.0f} ms)")
+            print(f"{path}: {cards} ({reader.last_times.total():.0f} ms){_hints(result)}")
         if args.annotate:
-            for card in seen.cards:
-                x1, y1, x2, y2 = (int(v) for v in card.box)
-                cv2.rectangle(frame, (x1, y1), (x2, y2), (0, 200, 0), 2)
-                cv2.putText(
-                    frame,
-                    str(card.card),
-                    (x1, max(y1 - 4, 12)),
-                    cv2.FONT_HERSHEY_SIMPLEX,
-                    0.6,
-                    (0, 200, 0),
-                    2,
-                )
-            cv2.imwrite(str(args.annotate / (path.stem + ".jpg")), frame)
-    return 0
+            cv2.imwrite(str(args.annotate / (path.stem + ".jpg")), _annotated(frame, seen))
+    return 2 if failed else 0
+
+
+def _add_roles(
+    result: dict[str, Any], seen: FrameCards, layout: TableLayout, frame: Image, dealer: Seat | None
+) -> None:
+    """Each card's role on the table (or `undecided`), and why the undecided ones are."""
+    height, width = frame.shape[:2]
+    state = assign_roles(seen, layout, (width, height), dealer=dealer)
+    roles = state.roles()
+    for card in result["cards"]:
+        card["role"] = str(roles.get(parse_card(card["card"]), "undecided"))
+    result["undecided"] = [
+        {"cards": [str(c.card) for c in u.cards], "reason": u.reason} for u in state.undecided
+    ]
+
+
+def _hints(result: dict[str, Any]) -> str:
+    """What the page would say of the frame: indices too small, a card cut by the edge."""
+    hints = ""
+    if result["small_indices"]:
+        hints += f"; indices only {result['index_px']:.0f} px tall: some cards may be misread"
+    if result["cut_at_edge"]:
+        hints += "; a card cut by the picture's edge was not read"
+    return hints
+
+
+def _annotated(frame: Image, seen: FrameCards) -> Image:
+    """The frame with each card read boxed and named."""
+    for card in seen.cards:
+        x1, y1, x2, y2 = (int(v) for v in card.box)
+        cv2.rectangle(frame, (x1, y1), (x2, y2), (0, 200, 0), 2)
+        cv2.putText(
+            frame, str(card.card), (x1, max(y1 - 4, 12)), cv2.FONT_HERSHEY_SIMPLEX, 0.6,
+            (0, 200, 0), 2,
+        )  # fmt: skip
+    return frame
 
 
 def run_watch(args: argparse.Namespace) -> int:

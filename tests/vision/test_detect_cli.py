@@ -1,0 +1,81 @@
+"""`cribcam detect` on photos: text and JSON lines, drawn cards, roles, and a bad photo among
+good ones named without losing the others."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from cribcam.cli import main
+from vision.detections import CLASS_NAMES, Detections
+from vision.sources import read_image
+
+SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
+PHOTOS = [SAMPLES / "images" / name for name in ("dev_0594.jpg", "dev_0075.jpg")]
+
+
+def labelled(photo: Path) -> Detections:
+    text = (SAMPLES / "labels" / (photo.stem + ".txt")).read_text()
+    return Detections.from_yolo_labels(text, 640, 640)
+
+
+def labelled_cards(photo: Path) -> set[str]:
+    return {CLASS_NAMES[c] for c in labelled(photo).class_ids}
+
+
+@pytest.fixture
+def garbage(tmp_path: Path) -> Path:
+    path = tmp_path / "garbage.jpg"
+    path.write_bytes(bytes(range(256)))
+    return path
+
+
+def test_json_lines_name_a_bad_photo_and_read_the_rest(
+    garbage: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["detect", "--json", str(PHOTOS[0]), str(garbage), str(PHOTOS[1])]) == 2
+    out, err = capsys.readouterr()
+    first, bad, last = (json.loads(line) for line in out.splitlines())
+    assert bad == {"image": str(garbage), "error": bad["error"]}
+    assert "not a decodable image" in bad["error"] and str(garbage) in err
+    for answer, photo in ((first, PHOTOS[0]), (last, PHOTOS[1])):
+        assert answer["image"] == str(photo)
+        read = {card["card"] for card in answer["cards"]}
+        assert read and read <= labelled_cards(photo)
+        assert answer["small_indices"] is False and answer["cut_at_edge"] is False
+
+
+def test_text_lines_say_when_a_card_cut_by_the_edge_was_not_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, y1, _, y2 = labelled(PHOTOS[0]).boxes[14]  # a 3H's index, read as 2H when cut through
+    cut = tmp_path / "cut.jpg"
+    cv2.imwrite(str(cut), read_image(PHOTOS[0])[round((y1 + y2) / 2) :])
+    assert main(["detect", str(PHOTOS[0]), str(cut)]) == 0
+    whole, cut_line = capsys.readouterr().out.splitlines()
+    assert whole.startswith(f"{PHOTOS[0]}: ") and "cut by the picture's edge" not in whole
+    assert cut_line.startswith(f"{cut}: ") and "2H" not in cut_line.split("(")[0]
+    assert cut_line.endswith("; a card cut by the picture's edge was not read")
+
+
+def test_annotate_draws_the_cards_read_and_seats_add_roles(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "drawn"
+    argv = ["detect", str(PHOTOS[1]), "--json", "--annotate", str(out), "--seats", "bottom", "top"]
+    assert main(argv) == 0
+    answer = json.loads(capsys.readouterr().out)
+    undecided = {card["card"] for card in answer["cards"] if card["role"] == "undecided"}
+    grouped = [card for group in answer["undecided"] for card in group["cards"]]
+    assert undecided and sorted(undecided) == sorted(grouped)  # each said why, once
+    assert all(group["reason"] for group in answer["undecided"])
+    drawn = read_image(out / "dev_0075.jpg")
+    photo = read_image(PHOTOS[1])
+    assert drawn.shape == photo.shape
+    changed = np.abs(drawn.astype(int) - photo.astype(int)).max(axis=2) > 60
+    x1, y1, x2, _ = (int(v) for v in answer["cards"][0]["box"])
+    assert changed[y1 - 1 : y1 + 2, x1:x2].mean() > 0.5  # the card's box is drawn
