@@ -63,6 +63,9 @@ def test_a_reading_at_the_frames_edge_is_kept_only_from_the_edge_threshold() -> 
     assert kept.tolist() == [True, False, True, True]
 
 
+CALIBRATION = ScoreCalibration(bias=3.0, box_weight=1.0, read_weight=1.0, card_threshold=0.84)
+
+
 def readings(scores: list[float], right: list[bool], at_edge: list[bool]) -> PhotoReadings:
     """A photo whose readings get these scores from `CALIBRATION` (box scores 1)."""
     n = len(scores)
@@ -76,9 +79,6 @@ def readings(scores: list[float], right: list[bool], at_edge: list[bool]) -> Pho
         np.asarray(at_edge),
         frozenset(),
     )
-
-
-CALIBRATION = ScoreCalibration(bias=3.0, box_weight=1.0, read_weight=1.0, card_threshold=0.84)
 
 
 def test_the_edge_threshold_is_the_lowest_where_edge_readings_reach_the_target() -> None:
