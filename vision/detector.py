@@ -462,17 +462,25 @@ def card_json(seen: SeenCard) -> dict[str, Any]:
     }
 
 
-def frame_json(image: str, seen: FrameCards) -> dict[str, Any]:
-    """The `cribcam detect --json` object: each physical card once, any conflicts, the cards'
-    median index size (`index_px`), which is small (`small_indices`) under `SMALL_INDEX_PX`,
-    and whether a reading cut by the frame's edge was set aside (`cut_at_edge`)."""
+def frame_quality(seen: FrameCards) -> dict[str, Any]:
+    """How surely a frame reads: its cards' median index size (`index_px`), small
+    (`small_indices`) under `SMALL_INDEX_PX`, and whether a card seen only at an index the
+    frame's edge cuts was set aside (`cut_at_edge`)."""
     index_px = seen.index_px
     return {
-        "image": image,
-        "cards": [card_json(card) for card in seen.cards],
         "index_px": None if index_px is None else round(index_px, 1),
         "small_indices": index_px is not None and index_px < SMALL_INDEX_PX,
         "cut_at_edge": seen.cut_at_edge,
+    }
+
+
+def frame_json(image: str, seen: FrameCards) -> dict[str, Any]:
+    """The `cribcam detect --json` object: each physical card once, how surely the frame reads
+    (`frame_quality`), and any conflicts."""
+    return {
+        "image": image,
+        "cards": [card_json(card) for card in seen.cards],
+        **frame_quality(seen),
         "conflicts": [
             {"card": str(c.card), "places": [[round(x, 1), round(y, 1)] for x, y in c.places],
              "reason": c.reason}

@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.cards_from_detections import FrameCards
-from vision.detector import ModelMissingError
+from vision.detector import ModelMissingError, frame_quality
 from vision.roles import Seat
 from vision.smoothing import TableSmoother
 from vision.sources import TERMINAL, Backoff, Frame, FrameSource, SourceState, open_source
@@ -236,7 +236,8 @@ class CameraFeed:
             self._table = table_json(smoothed.state)
             self._status["frames"] = int(self._status["frames"]) + 1
             self._frame = {"index": frame.index, "size": list(frame.size),
-                           "timestamp": round(frame.timestamp, 3), "ms": round(ms, 1)}  # fmt: skip
+                           "timestamp": round(frame.timestamp, 3), "ms": round(ms, 1),
+                           **frame_quality(seen)}  # fmt: skip
         self._changed()
 
     # -- internals -------------------------------------------------------------------------

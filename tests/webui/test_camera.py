@@ -108,6 +108,9 @@ def test_camera_table_has_roles_and_a_frame(cam: FlaskClient, reader: Reader) ->
     roles = {c["card"]: c["role"] for c in snap["table"]["cards"]}
     assert roles == {"5H": "play:bottom", "KS": "hand:bottom"}
     assert snap["layout"] == ["bottom", "top"] and snap["frame"]["size"] == [640, 480]
+    # the fake reader's indices are 20 px tall: the page is told, as for its own camera
+    assert snap["frame"]["index_px"] == 20.0 and snap["frame"]["small_indices"] is True
+    assert snap["frame"]["cut_at_edge"] is False
     frame = cam.get("/api/camera/frame.jpg")
     assert frame.status_code == 200 and frame.data[:3] == b"\xff\xd8\xff"
     assert cam.get("/healthz").json["camera"] is True  # type: ignore[index]

@@ -193,7 +193,7 @@ class ServerCamera {
     if (table && table.undecided.length) text += ` · undecided: ${table.undecided.map((u) => `${u.cards.join(" ")} (${u.reason})`).join("; ")}`;
     if (table && table.conflicts.length) text += ` · conflicts: ${table.conflicts.map((c) => c.reason).join("; ")}`;
     if (!view.watching) text += " · the camera follows another game: reload this page to follow this one";
-    status.textContent = text;
+    status.textContent = text + frameHints(view.frame || {});
     if (view.frame) {
       img.hidden = false;
       img.onload = () => drawBoxes(overlay, view.frame.size[0], view.frame.size[1], table ? table.cards : []);
