@@ -65,6 +65,11 @@ class ImageResult:
         whole = ~at_frame_edge(self.truth.boxes, *self.frame_size)
         return self.truth_cards - {CLASS_NAMES[c] for c in self.truth.class_ids[whole].tolist()}
 
+    def in_view(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The cards there and the cards read, both less the cut ones (`cut_cards`)."""
+        cut = self.cut_cards
+        return self.truth_cards - cut, self.read_cards - cut
+
     @property
     def precision(self) -> float:
         return (
@@ -117,9 +122,7 @@ class Report:
 
     def summary(self) -> dict[str, Any]:
         counts = CardSetCounts.of((r.truth_cards, r.read_cards) for r in self.images)
-        in_view = CardSetCounts.of(
-            (r.truth_cards - r.cut_cards, r.read_cards - r.cut_cards) for r in self.images
-        )
+        in_view = CardSetCounts.of(r.in_view() for r in self.images)
         ap, recall = corner_metrics(self.images)
         confusions = confusion_counts(self.images)
         return {
