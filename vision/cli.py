@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from vision import fontdecks
@@ -44,7 +45,10 @@ def _run_synth(args: argparse.Namespace) -> int:
         print(f"no usable decks in {args.art}: run `cribcam cardart {args.art}` first")
         return 1
     print("decks:", ", ".join(d.name for d in dirs))
-    config = SynthConfig.seen_at(args.size, args.frame)
+    if not 0.0 <= args.keyboard <= 1.0:
+        print(f"cribcam synth: --keyboard {args.keyboard} is not a probability (0 to 1)")
+        return 2
+    config = replace(SynthConfig.seen_at(args.size, args.frame), keyboard=args.keyboard)
     try:
         config.window()
     except ValueError as error:
@@ -91,6 +95,13 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
         metavar="WxH",
         help="keep the middle W x H of each scene, as a camera's 16:9 frame sees it "
         "(e.g. --size 1920 --frame 1920x1080)",
+    )
+    s.add_argument(
+        "--keyboard",
+        type=float,
+        default=0.0,
+        metavar="P",
+        help="probability of a computer keyboard near a scene's edge (0: none, as before)",
     )
     s.add_argument("--art", type=Path, default=DEFAULT_ART, help="rendered decks folder")
     s.add_argument("--decks", nargs="*", help="only these decks (may include held-out ones)")

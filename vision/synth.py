@@ -454,6 +454,38 @@ def _board(
         cv2.circle(plane, (int(x), int(y)), max(2, int(u * 0.04)), pc, -1)
 
 
+#: What a computer keyboard's keys print: real photos had keys behind the table read as cards.
+KEY_LABELS = "1234567890QWERTYUIOPASDFGHJKLZXCVBNM"
+
+
+def _keyboard(rng: Rng, u: float) -> RGBA:
+    """A computer keyboard as a distractor: rows of keys, each printed with a digit or letter
+    in the size range of a card's index seen at the same distance."""
+    key = u * rng.uniform(0.15, 0.3)
+    rows, cols = int(rng.integers(3, 6)), int(rng.integers(8, 15))
+    gap = key * rng.uniform(0.1, 0.25)
+    width, height = round(cols * (key + gap) + gap), round(rows * (key + gap) + gap)
+    body = rng.uniform(10, 230)
+    light_keys = rng.random() < 0.5
+    cap = rng.uniform(200, 250) if light_keys else rng.uniform(15, 70)
+    ink = rng.uniform(0, 60) if light_keys else rng.uniform(190, 250)
+    img = np.full((height, width, 3), round(body), np.uint8)
+    font, scale = cv2.FONT_HERSHEY_SIMPLEX, rng.uniform(0.3, 0.55) * key / 22
+    thick = max(1, round(scale * rng.uniform(1.5, 3)))
+    for r in range(rows):
+        for c in range(cols):
+            x0, y0 = round(gap + c * (key + gap)), round(gap + r * (key + gap))
+            x1, y1 = round(x0 + key), round(y0 + key)
+            cv2.rectangle(img, (x0, y0), (x1, y1), (cap, cap, cap), -1)
+            text = KEY_LABELS[int(rng.integers(len(KEY_LABELS)))]
+            (tw, th), _ = cv2.getTextSize(text, font, scale, thick)
+            at = (round(x0 + key * 0.15), round(y0 + key * 0.15 + th))
+            if rng.random() < 0.5:
+                at = (round((x0 + x1 - tw) / 2), round((y0 + y1 + th) / 2))
+            cv2.putText(img, text, at, font, scale, (ink, ink, ink), thick, cv2.LINE_AA)
+    return np.dstack([img, np.full((height, width), 255, np.uint8)])
+
+
 @dataclass
 class SynthConfig:
     """Knobs for a scene; the defaults make training data, tests switch parts off."""
@@ -468,6 +500,9 @@ class SynthConfig:
     min_contrast: float = 0.13
     glyph_px: tuple[float, float] = (8.0, 40.0)  # index height range in the image
     board: float = 0.3  # probability of a cribbage board distractor
+    #: Probability of a computer keyboard near the view's edge. 0 draws nothing from the
+    #: random stream, so scenes made before keyboards existed are made again byte for byte.
+    keyboard: float = 0.0
     #: Keep only the middle width × height of the `size` square, as a camera's 16:9 frame sees
     #: the same view; an index is labelled when `min_visible` of it lies in the frame. None:
     #: the whole square.
@@ -613,6 +648,14 @@ def make_scene(
                 u,
                 view_angle + rng.uniform(-0.3, 0.3),
             )
+        if cfg.keyboard and rng.random() < cfg.keyboard:
+            keys = _keyboard(rng, u)
+            angle = view_angle + rng.uniform(-0.3, 0.3)
+            towards = rng.uniform(0, 2 * math.pi)
+            reach = rng.uniform(0.3, 0.55) * s
+            spot = (centre[0] + reach * math.cos(towards), centre[1] + reach * math.sin(towards))
+            M = _affine((keys.shape[1], keys.shape[0]), spot, keys.shape[0], angle)
+            _composite(plane, ids, keys, M, -2, None)
         placements = layout_scene(rng, len(decks), (fw, fh), centre, s * 0.5, u, view_angle)
     shadow_dir = rng.uniform(0, 2 * math.pi)
     shadow_len = rng.uniform(0, 4)

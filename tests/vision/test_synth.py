@@ -21,6 +21,7 @@ from vision.synth import (
     Scene,
     SynthConfig,
     _affine,
+    _keyboard,
     contrast_kept,
     generate,
     load_decks,
@@ -223,6 +224,43 @@ def test_random_scenes_have_valid_labels(decks: list[Deck]) -> None:
     assert total > 0
 
 
+def test_keyboard_keys_print_glyphs_about_a_card_index_tall() -> None:
+    """Every key of the distractor keyboard carries one dark-on-light or light-on-dark glyph,
+    shorter than a card's index (16 % of the card) at the same distance."""
+    import cv2
+
+    u = 200.0  # plane px per card height
+    for i in range(6):
+        keys = _keyboard(scene_rng(3, i), u)
+        assert keys.shape[2] == 4 and (keys[:, :, 3] == 255).all()
+        grey = keys[:, :, 0].astype(np.int16)
+        caps = grey == np.bincount(grey.ravel()).argmax()  # the commonest shade: key caps
+        cap_shade = int(grey[caps][0])
+        body = grey == grey[0, 0]  # the frame around the keys
+        ink = (np.abs(grey - cap_shade) > 90) & ~body
+        _, _, stats, _ = cv2.connectedComponentsWithStats(ink.astype(np.uint8))
+        glyphs = stats[1:][stats[1:, cv2.CC_STAT_AREA] > 4]
+        assert len(glyphs) >= 24  # at least 3 rows of 8 keys
+        tallest = glyphs[:, cv2.CC_STAT_HEIGHT].max()
+        assert 0.02 * u < tallest < 0.16 * u
+
+
+def test_a_keyboard_lies_under_the_cards_and_is_never_labelled(decks: list[Deck]) -> None:
+    """With a keyboard in every scene the picture changes, but each label still lies on a
+    card's own index (inside the card's outline)."""
+    import cv2
+
+    plain = replace(CLEAN, perspective=True)
+    with_keys = replace(plain, keyboard=1.0)
+    for i in range(4):
+        scene = make_scene(decks, scene_rng(9, i), with_keys)
+        assert not np.array_equal(scene.image, make_scene(decks, scene_rng(9, i), plain).image)
+        outlines = [np.float32(c["corners"]) for c in scene.cards]
+        for _, x, y, _, _ in scene.labels:
+            at = (x * 320, y * 320)
+            assert any(cv2.pointPolygonTest(o, at, False) >= 0 for o in outlines)
+
+
 def _boxes_px(labels: list[tuple[int, float, float, float, float]], w: int, h: int) -> set[tuple]:
     return {
         (c, round((x - bw / 2) * w, 1), round((y - bh / 2) * h, 1),
@@ -287,3 +325,5 @@ def test_cribcam_synth_writes_camera_frames(
     with pytest.raises(SystemExit):
         main([*argv, "--frame", "wide"])
     assert "'wide' is not WxH" in capsys.readouterr().err
+    assert main([*argv, "--keyboard", "1.5", "--decks", "standard"]) == 2
+    assert "--keyboard 1.5 is not a probability" in capsys.readouterr().out
