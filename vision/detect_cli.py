@@ -248,7 +248,7 @@ def run_eval(args: argparse.Namespace) -> int:
     summary = report.summary()
     (args.out / "report.json").write_text(json.dumps(summary, indent=1))
     save_confusion_png(report.images, args.out / "confusion.png")
-    save_worst_grid(report.images, args.dataset, args.out / "worst.jpg")
+    save_worst_grid(report.images, args.dataset, args.out / "worst.png")
     shown = {k: v for k, v in summary.items() if k != "per_class_recall"}
     print(json.dumps(shown, indent=1))
     return 0

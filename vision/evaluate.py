@@ -318,37 +318,42 @@ def save_confusion_png(results: list[ImageResult], path: Path) -> None:
     plt.close(figure)
 
 
+#: Each photo's tile in the worst-images grid: its longer side, in px.
+WORST_TILE = 480
+
+
+def worst_tile(frame: Image, result: ImageResult, side: int = WORST_TILE) -> Image:
+    """One photo scaled to fit a `side`-px square (its aspect kept, black around it), then its
+    cards drawn at that scale so names stay legible: green right, red wrong, the missed ones
+    written at the top."""
+    height, width = frame.shape[:2]
+    scale = side / max(height, width)
+    tile = np.zeros((side, side, 3), np.uint8)
+    shown = cv2.resize(frame, (round(width * scale), round(height * scale)),
+                       interpolation=cv2.INTER_AREA)  # fmt: skip
+    tile[: shown.shape[0], : shown.shape[1]] = shown
+    for box, cls in zip(result.found.boxes, result.found.class_ids, strict=True):
+        name = CLASS_NAMES[int(cls)]
+        colour = (0, 200, 0) if name in result.truth_cards else (0, 0, 255)
+        x1, y1, x2, y2 = (round(float(v) * scale) for v in box)
+        cv2.rectangle(tile, (x1, y1), (x2, y2), colour, 2)
+        cv2.putText(tile, name, (x1, max(y1 - 3, 10)), cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1)
+    missed = " ".join(sorted(result.truth_cards - result.read_cards))
+    cv2.putText(tile, f"{result.name} missed: {missed}"[:70], (5, 20), cv2.FONT_HERSHEY_SIMPLEX,
+                0.45, (255, 0, 255), 1)  # fmt: skip
+    return tile
+
+
 def save_worst_grid(results: list[ImageResult], dataset: Path, path: Path, count: int = 12) -> None:
-    """The images with the lowest card-set F1, predictions drawn (green right, red wrong)."""
+    """A PNG grid, four across, of the images with the lowest card-set F1 (`worst_tile`)."""
 
     def f1(r: ImageResult) -> float:
         p, q = r.precision, r.recall
         return 2 * p * q / (p + q) if p + q else 0.0
 
-    worst = sorted(results, key=f1)[:count]
-    tiles = []
-    for result in worst:
-        frame = read_image(dataset / "images" / result.name)
-        for box, cls in zip(result.found.boxes, result.found.class_ids, strict=True):
-            name = CLASS_NAMES[int(cls)]
-            colour = (0, 200, 0) if name in result.truth_cards else (0, 0, 255)
-            x1, y1, x2, y2 = (int(v) for v in box)
-            cv2.rectangle(frame, (x1, y1), (x2, y2), colour, 2)
-            cv2.putText(
-                frame, name, (x1, max(y1 - 3, 10)), cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1
-            )
-        missed = sorted(result.truth_cards - result.read_cards)
-        cv2.putText(
-            frame,
-            f"{result.name} missed: {' '.join(missed)[:60]}",
-            (5, 20),
-            cv2.FONT_HERSHEY_SIMPLEX,
-            0.5,
-            (255, 0, 255),
-            1,
-        )
-        tiles.append(cv2.resize(frame, (320, 320)))
+    tiles = [worst_tile(read_image(dataset / "images" / result.name), result)
+             for result in sorted(results, key=f1)[:count]]  # fmt: skip
     while len(tiles) % 4:
-        tiles.append(np.zeros((320, 320, 3), np.uint8))
+        tiles.append(np.zeros((WORST_TILE, WORST_TILE, 3), np.uint8))
     rows = [np.hstack(tiles[i : i + 4]) for i in range(0, len(tiles), 4)]
     cv2.imwrite(str(path), np.vstack(rows))

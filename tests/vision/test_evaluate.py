@@ -11,7 +11,14 @@ import pytest
 
 from cribcam.cli import main
 from vision.detections import CLASS_NAMES, Detections
-from vision.evaluate import ImageResult, Report, labelled_photos, recall_by_index_size
+from vision.evaluate import (
+    WORST_TILE,
+    ImageResult,
+    Report,
+    labelled_photos,
+    recall_by_index_size,
+    worst_tile,
+)
 
 SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
 
@@ -110,6 +117,27 @@ def test_cribcam_eval_reports_recall_by_index_size_over_every_labelled_card(
     read = sum(v["cards"] * v["recall"] for v in by_size.values())
     assert read == pytest.approx(summary["card_set_recall"] * cards, abs=0.01)
     assert 0 < summary["in_view"]["cards"] <= cards
+    import cv2
+
+    grid = cv2.imread(str(tmp_path / "worst.png"))
+    assert grid is not None and grid.shape[1] == 4 * WORST_TILE and grid.shape[0] % WORST_TILE == 0
+
+
+def test_a_worst_tile_keeps_a_wide_photos_shape_and_draws_its_boxes_to_scale() -> None:
+    """A 1920 x 1080 frame fills the tile's width and 270 of its 480 rows; the right card's box
+    is drawn green, the wrong one red, where they lie in the scaled picture."""
+    frame = np.full((1080, 1920, 3), 128, np.uint8)
+    found = Detections([[400, 400, 480, 560], [1200, 200, 1280, 360]], np.ones(2, np.float32),
+                       [CLASS_NAMES.index("5H"), CLASS_NAMES.index("KS")])  # fmt: skip
+    photo = ImageResult("wide.jpg", found, found, frozenset({"5H", "6C"}),
+                        frozenset({"5H", "KS"}), 1.0, (1920, 1080))  # fmt: skip
+    tile = worst_tile(frame, photo)
+    scale = WORST_TILE / 1920
+    assert tile.shape == (WORST_TILE, WORST_TILE, 3)
+    assert (tile[round(1080 * scale) + 1 :] == 0).all() and (tile[200, 5] == 128).all()
+    right_left_edge = tile[round(480 * scale), round(400 * scale)]
+    wrong_left_edge = tile[round(280 * scale), round(1200 * scale)]
+    assert right_left_edge.tolist() == [0, 200, 0] and wrong_left_edge.tolist() == [0, 0, 255]
 
 
 def test_cards_seen_only_at_the_frames_edge_are_left_out_of_the_in_view_figures() -> None:
