@@ -460,7 +460,7 @@ KEY_LABELS = "1234567890QWERTYUIOPASDFGHJKLZXCVBNM"
 
 def _keyboard(rng: Rng, u: float) -> RGBA:
     """A computer keyboard as a distractor: rows of keys, each printed with a digit or letter
-    in the size range of a card's index seen at the same distance."""
+    a little smaller than a card's index seen at the same distance."""
     key = u * rng.uniform(0.15, 0.3)
     rows, cols = int(rng.integers(3, 6)), int(rng.integers(8, 15))
     gap = key * rng.uniform(0.1, 0.25)
