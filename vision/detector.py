@@ -231,20 +231,14 @@ class CardReader:
         boxes, box_scores, probabilities = self.corners(frame)
         start = time.perf_counter()
         confidence = probabilities.max(axis=1)
-        every = Detections(
-            boxes,
-            self.calibration.score(box_scores, confidence)
-            if self.calibration
-            else np.clip(box_scores * confidence, 0, 1),
-            probabilities.argmax(axis=1),
-        )
-        kept = (
-            self.calibration.kept(
-                every.scores, at_frame_edge(boxes, frame.shape[1], frame.shape[0])
-            )
-            if self.calibration
-            else np.ones(len(every), np.bool_)
-        )
+        if self.calibration:
+            scores = self.calibration.score(box_scores, confidence)
+            at_edge = at_frame_edge(boxes, frame.shape[1], frame.shape[0])
+            kept = self.calibration.kept(scores, at_edge)
+        else:
+            scores = np.clip(box_scores * confidence, 0, 1)
+            kept = np.ones(len(scores), np.bool_)
+        every = Detections(boxes, scores, probabilities.argmax(axis=1))
         self.last_times.postprocess = _ms_since(start)
         return every, kept
 
