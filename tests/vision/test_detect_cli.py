@@ -11,20 +11,10 @@ import numpy as np
 import pytest
 
 from cribcam.cli import main
-from vision.detections import CLASS_NAMES, Detections
+from tests.vision.samples import SAMPLES, cut_through, labelled_cards
 from vision.sources import read_image
 
-SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
 PHOTOS = [SAMPLES / "images" / name for name in ("dev_0594.jpg", "dev_0075.jpg")]
-
-
-def labelled(photo: Path) -> Detections:
-    text = (SAMPLES / "labels" / (photo.stem + ".txt")).read_text()
-    return Detections.from_yolo_labels(text, 640, 640)
-
-
-def labelled_cards(photo: Path) -> set[str]:
-    return {CLASS_NAMES[c] for c in labelled(photo).class_ids}
 
 
 @pytest.fixture
@@ -45,16 +35,17 @@ def test_json_lines_name_a_bad_photo_and_read_the_rest(
     for answer, photo in ((first, PHOTOS[0]), (last, PHOTOS[1])):
         assert answer["image"] == str(photo)
         read = {card["card"] for card in answer["cards"]}
-        assert read and read <= labelled_cards(photo)
+        assert read and read <= labelled_cards(photo.name, 640, 640)
         assert answer["small_indices"] is False and answer["cut_at_edge"] is False
 
 
 def test_text_lines_say_when_a_card_cut_by_the_edge_was_not_read(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _, y1, _, y2 = labelled(PHOTOS[0]).boxes[1]  # an AH's index, set aside when cut through
+    frame, card = cut_through(PHOTOS[0].name, 1)  # an AH's index, set aside when cut through
+    assert card == "AH"
     cut = tmp_path / "cut.png"  # lossless: the pixels the reader sees
-    cv2.imwrite(str(cut), read_image(PHOTOS[0])[round((y1 + y2) / 2) :])
+    cv2.imwrite(str(cut), frame)
     assert main(["detect", str(PHOTOS[0]), str(cut)]) == 0
     whole, cut_line = capsys.readouterr().out.splitlines()
     assert whole.startswith(f"{PHOTOS[0]}: ") and "cut by the picture's edge" not in whole

@@ -9,8 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.vision.samples import SAMPLES, cut_through, labelled, labelled_cards
 from vision.crops import crop_index
-from vision.detections import CLASS_NAMES, Detections, at_frame_edge, iou_matrix
+from vision.detections import CLASS_NAMES, at_frame_edge, iou_matrix
 from vision.detector import (
     DEFAULT_DETECTOR_SIDE,
     DETECTOR_FILE,
@@ -32,8 +33,6 @@ from vision.reader_classes import INK_KEY
 from vision.sources import read_image
 from vision.train import set_metadata
 
-SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
-
 # (photo, fewest cards the shipped models read right on it). Every card read must be labelled:
 # a wrong card on these photos is a regression. The shipped models of 2026-11-30 (preview 4)
 # read 12 of 14, 6 of 6 and 22 of 24 here; the figures leave a margin for runtime differences.
@@ -43,15 +42,6 @@ EXPECTED = [("dev_0594.jpg", 11), ("dev_0075.jpg", 5), ("syn_77_000013.jpg", 20)
 @pytest.fixture(scope="module")
 def reader() -> CardReader:
     return CardReader()
-
-
-def labelled(name: str, width: int, height: int) -> Detections:
-    text = (SAMPLES / "labels" / (Path(name).stem + ".txt")).read_text()
-    return Detections.from_yolo_labels(text, width, height)
-
-
-def labelled_cards(name: str, width: int, height: int) -> set[str]:
-    return {CLASS_NAMES[c] for c in labelled(name, width, height).class_ids}
 
 
 @pytest.mark.parametrize(("name", "at_least"), EXPECTED)
@@ -153,14 +143,6 @@ def test_the_reader_tells_the_size_its_detector_reads_a_frame_at(
 def test_a_detector_side_off_the_stride_is_refused(side: int) -> None:
     with pytest.raises(ModelSizeError, match=str(side)):
         CardReader(detector_size=side)
-
-
-def cut_through(name: str, index: int) -> tuple[np.ndarray, str]:
-    """A sample photo with its top cut away through the middle of one labelled index."""
-    photo = read_image(SAMPLES / "images" / name)
-    truth = labelled(name, photo.shape[1], photo.shape[0])
-    _, y1, _, y2 = truth.boxes[index]
-    return photo[round((y1 + y2) / 2) :], CLASS_NAMES[truth.class_ids[index]]
 
 
 def test_an_index_cut_by_the_frames_edge_counts_only_from_the_edge_threshold() -> None:
