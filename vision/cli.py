@@ -45,14 +45,10 @@ def _run_synth(args: argparse.Namespace) -> int:
         print(f"no usable decks in {args.art}: run `cribcam cardart {args.art}` first")
         return 1
     print("decks:", ", ".join(d.name for d in dirs))
-    if not 0.0 <= args.keyboard <= 1.0:
-        print(f"cribcam synth: --keyboard {args.keyboard} is not a probability (0 to 1)")
-        return 2
-    config = replace(SynthConfig.seen_at(args.size, args.frame), keyboard=args.keyboard)
     try:
-        config.window()
+        config = replace(SynthConfig.seen_at(args.size, args.frame), keyboard=args.keyboard)
     except ValueError as error:
-        print(f"cribcam synth: {error} (--size {args.size})")
+        print(f"cribcam synth: {error}")
         return 2
     boxes = generate(args.out_dir, args.count, args.seed, dirs, config, start=args.start)
     print(f"{args.count} scenes, {boxes} labelled corner indices -> {args.out_dir}")

@@ -508,13 +508,22 @@ class SynthConfig:
     #: the whole square.
     frame: tuple[int, int] | None = None
 
+    def __post_init__(self) -> None:
+        """Refuse a config no scene can be drawn with, before any work."""
+        for name in ("board", "keyboard"):
+            share = getattr(self, name)
+            if not 0.0 <= share <= 1.0:
+                raise ValueError(f"{name} {share} is not a probability (0 to 1)")
+        if self.frame is not None:
+            width, height = self.frame
+            if not (0 < width <= self.size and 0 < height <= self.size):
+                raise ValueError(f"frame {width}x{height} does not fit in a {self.size}-px scene")
+
     def window(self) -> tuple[int, int, int, int]:
         """The kept part of the rendered square: x0, y0, x1, y1."""
         if self.frame is None:
             return 0, 0, self.size, self.size
         width, height = self.frame
-        if not (0 < width <= self.size and 0 < height <= self.size):
-            raise ValueError(f"frame {width}x{height} does not fit in a {self.size}-px scene")
         x0, y0 = (self.size - width) // 2, (self.size - height) // 2
         return x0, y0, x0 + width, y0 + height
 
@@ -800,7 +809,6 @@ def generate(
     from tqdm import tqdm
 
     cfg = cfg or SynthConfig()
-    cfg.window()  # a frame that does not fit fails before any work
     decks = load_decks(deck_dirs)
     if not decks:
         raise ValueError("no decks to draw from")

@@ -298,10 +298,13 @@ def test_a_camera_frame_is_the_middle_of_the_square_scene_with_its_labels(
     assert at_edge > 0  # some index was cut by the frame's edge and still labelled
 
 
-def test_a_frame_that_does_not_fit_the_scene_is_refused(tmp_path: Path) -> None:
+def test_a_config_no_scene_can_be_drawn_with_is_refused() -> None:
     with pytest.raises(ValueError, match="frame 700x100 does not fit in a 640-px scene"):
-        generate(tmp_path, 1, 0, [FIXTURE], SynthConfig(frame=(700, 100)), progress=False)
-    assert not (tmp_path / "images").exists()
+        SynthConfig(frame=(700, 100))
+    with pytest.raises(ValueError, match=r"keyboard -0\.1 is not a probability"):
+        SynthConfig(keyboard=-0.1)
+    with pytest.raises(ValueError, match="board 2 is not a probability"):
+        replace(SynthConfig(), board=2)
 
 
 def test_cribcam_synth_writes_camera_frames(
@@ -326,4 +329,4 @@ def test_cribcam_synth_writes_camera_frames(
         main([*argv, "--frame", "wide"])
     assert "'wide' is not WxH" in capsys.readouterr().err
     assert main([*argv, "--keyboard", "1.5", "--decks", "standard"]) == 2
-    assert "--keyboard 1.5 is not a probability" in capsys.readouterr().out
+    assert "keyboard 1.5 is not a probability" in capsys.readouterr().out
