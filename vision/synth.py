@@ -486,9 +486,10 @@ def _keyboard(rng: Rng, u: float) -> RGBA:
     return np.dstack([img, np.full((height, width), 255, np.uint8)])
 
 
-@dataclass
+@dataclass(frozen=True)
 class SynthConfig:
-    """Knobs for a scene; the defaults make training data, tests switch parts off."""
+    """Knobs for a scene; the defaults make training data, tests switch parts off. Frozen, so
+    what `__post_init__` checked stays true: change a copy with `dataclasses.replace`."""
 
     size: int = 640
     effects: bool = True  # photometric degradation (light, blur, noise, JPEG, grey)
