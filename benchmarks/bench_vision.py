@@ -5,7 +5,10 @@ the held-out dev-real photos (640 × 640) through the app's pipeline (decode, le
 detector, crops, reader, pairing, roles) with OpenVINO and with ONNX Runtime, then, side by
 side on the same photos, the bare forward passes of the two ONNX models and, when the training
 weights (best.pt) are given and ultralytics is installed, ultralytics' own `predict` on the same
-weights. Figures are printed, never asserted.
+weights. `--images DIR` reads another folder's images instead (e.g. 1280-px `cribcam synth`
+scenes, where the detector takes a closer look at frames with small indices; the bare passes
+are one look each, and `looks` is the mean number of looks). Figures are printed, never
+asserted.
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ def pipeline(reader: CardReader, photos: list[bytes]) -> dict[str, float]:
                                       ("decode", "preprocess", "detect", "crops", "read",
                                        "postprocess", "pair+roles", "total")}  # fmt: skip
     layout = TableLayout(["bottom", "top"])
+    looks: list[int] = []
     for data in photos:
         start = time.perf_counter()
         frame = decode_image(data)
@@ -67,7 +71,9 @@ def pipeline(reader: CardReader, photos: list[bytes]) -> dict[str, float]:
             stages[name].append(getattr(times, name) / 1000)
         stages["pair+roles"].append(done - read)
         stages["total"].append(done - start)
-    return {name: median_ms(values) for name, values in stages.items()}
+        looks.append(reader.last_looks)
+    return {**{name: median_ms(values) for name, values in stages.items()},
+            "looks": statistics.mean(looks)}  # fmt: skip
 
 
 def bare_forward(backend: str, photos: list[bytes], reader: CardReader) -> float:
@@ -128,13 +134,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--pt", type=Path, help="training runs folder with best.pt weights")
     parser.add_argument("--photos", type=int, default=40, help="how many held-out photos")
+    parser.add_argument("--images", type=Path, help="read this folder's images instead")
     size_option(parser)
     parser.add_argument(
         "--wide", action="store_true", help="each photo laid on felt in a 16:9 frame (a webcam's)"
     )
     args = parser.parse_args()
-    names = json.loads(SPLIT.read_text())["holdout"][: args.photos]
-    photos = [(DEV_REAL / "images" / name).read_bytes() for name in names]
+    if args.images:
+        paths = sorted(p for p in args.images.iterdir() if p.suffix.lower() in (".jpg", ".png"))
+    else:
+        names = json.loads(SPLIT.read_text())["holdout"]
+        paths = [DEV_REAL / "images" / name for name in names]
+    photos = [path.read_bytes() for path in paths[: args.photos]]
+    if not photos:
+        sys.exit(f"bench_vision: no .jpg or .png images in {args.images}")
     if args.wide:
         photos = [widened(data) for data in photos]
     first = decode_image(photos[0])
@@ -146,7 +159,9 @@ def main() -> None:
             print(f"{len(photos)} photos; the detector reads each at {width} × {height}")
         pipeline(reader, photos[:3])  # warm up
         stages = pipeline(reader, photos)
-        print(f"{backend:12s} " + "  ".join(f"{k} {v:6.1f}" for k, v in stages.items()) + " ms")
+        looks = stages.pop("looks")
+        print(f"{backend:12s} " + "  ".join(f"{k} {v:6.1f}" for k, v in stages.items())
+              + f" ms; {looks:.2f} looks a frame")  # fmt: skip
         results[backend] = stages["total"]
         results[f"{backend} bare"] = bare_forward(backend, photos, reader)
         print(f"{backend:12s} bare forward passes {results[f'{backend} bare']:.1f} ms: pipeline "

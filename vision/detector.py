@@ -53,6 +53,14 @@ COMPILED_SIZES = 4
 #: at 32-48 (MODEL_CARD.md, "Index size and the camera's resolution"). The page then asks for
 #: the camera closer or at a higher resolution.
 SMALL_INDEX_PX = 24
+#: A frame holding more pixels than stage 1 reads is looked at again, at this many times the
+#: side (1152 for 800), where the indices read are small in the detector's input: under
+#: `CLOSER_LOOK_INDEX_PX` (median). Both looks' readings are pooled, a glyph boxed by both
+#: counted once. On 1280-px scenes of the training designs card recall went from 94.4 to 96.9 %
+#: (precision 98.9 % -> 98.8 %); a second look at every frame read 97.4 % at 98.5 %, and on
+#: 1920 x 1080 frames only lost precision (MODEL_CARD.md, "A closer look at large frames").
+CLOSER_LOOK_SCALE = 1.44
+CLOSER_LOOK_INDEX_PX = 28
 
 Image = npt.NDArray[np.uint8]
 Forward = Callable[[npt.NDArray[np.float32]], npt.NDArray[np.float32]]
@@ -172,7 +180,8 @@ class CardReader:
     `reader_path` swaps in another reading stage (a deck profile's fine-tuned reader).
     `detector_size`: the side asked for stage 1 (a frame is read at up to this square's pixels,
     `input_shape`); None: the detector's own where it was exported for one size, else
-    `DEFAULT_DETECTOR_SIDE`. `input_side` tells the side in use.
+    `DEFAULT_DETECTOR_SIDE`. `input_side` tells the side in use. `closer_look`: look again at
+    a large frame whose indices read small (`CLOSER_LOOK_SCALE`).
     """
 
     models_dir: Path = MODELS_DIR
@@ -186,6 +195,9 @@ class CardReader:
     runtime: str = field(init=False, default="")
     reader_path: Path | None = None
     detector_size: int | None = None
+    closer_look: bool = True
+    #: How many times stage 1 read the last frame: 2 where it took a closer look.
+    last_looks: int = field(init=False, default=0)
     calibration: ScoreCalibration | None = field(init=False, default=None)
     #: The ink of the deck the reader was tuned on ("dark", "light"), None for the base reader.
     ink: str | None = field(init=False, default=None)
@@ -230,17 +242,26 @@ class CardReader:
         """Every reading with its calibrated score, and which to keep (`ScoreCalibration.kept`)."""
         boxes, box_scores, probabilities = self.corners(frame)
         start = time.perf_counter()
-        confidence = probabilities.max(axis=1)
+        scores = self._corner_scores(box_scores, probabilities)
         if self.calibration:
-            scores = self.calibration.score(box_scores, confidence)
             at_edge = at_frame_edge(boxes, frame.shape[1], frame.shape[0])
             kept = self.calibration.kept(scores, at_edge)
         else:
-            scores = np.clip(box_scores * confidence, 0, 1)
             kept = np.ones(len(scores), np.bool_)
         every = Detections(boxes, scores, probabilities.argmax(axis=1))
-        self.last_times.postprocess = _ms_since(start)
+        self.last_times.postprocess += _ms_since(start)
         return every, kept
+
+    def _corner_scores(
+        self, box_scores: npt.NDArray[np.float32], probabilities: npt.NDArray[np.float32]
+    ) -> npt.NDArray[np.float32]:
+        """One score per reading: calibrated where the models have a calibration, else the
+        box score times the reader's probability."""
+        confidence = probabilities.max(axis=1)
+        if self.calibration:
+            return self.calibration.score(box_scores, confidence)
+        product: npt.NDArray[np.float32] = np.clip(box_scores * confidence, 0, 1)
+        return product
 
     @property
     def pairing(self) -> PairingConfig:
@@ -252,35 +273,67 @@ class CardReader:
     def corners(
         self, frame: Image
     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.float32]]:
-        """Both stages' raw outputs: boxes (frame pixels), box scores and N × 52 probabilities."""
+        """Both stages' raw outputs: boxes (frame pixels), box scores and N × 52 probabilities,
+        pooled with a closer look's where one is due (`closer_side`), a glyph boxed twice kept
+        at its better-scored reading."""
         times = StageTimes()
-        boxes, found = self._find(frame, self.min_score, times)
+        boxes, found, probabilities = self._look(frame, None, times)
+        closer = self._closer_side(frame, boxes, found, probabilities)
+        self.last_looks = 1 if closer is None else 2
+        if closer is not None:
+            more = self._look(frame, closer, times)
+            start = time.perf_counter()
+            pooled = zip((boxes, found, probabilities), more, strict=True)
+            boxes, found, probabilities = (np.concatenate(pair) for pair in pooled)
+            keep = suppress_overlaps(boxes, self._corner_scores(found, probabilities))
+            boxes, found, probabilities = boxes[keep], found[keep], probabilities[keep]
+            times.postprocess += _ms_since(start)
+        self.last_times = times
+        return boxes, found, probabilities
+
+    def _look(
+        self, frame: Image, side: int | None, times: StageTimes
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """Both stages once, stage 1 at `side` (None: its own)."""
+        boxes, found, _ = self._detector.find(frame, self.min_score, times, side)
         start = time.perf_counter()
         crops = (
             np.stack([crop_index(frame, box, self.reader_size) for box in boxes])
             if len(boxes)
             else np.zeros((0, self.reader_size, self.reader_size, 3), np.uint8)
         )
-        times.crops = _ms_since(start)
+        times.crops += _ms_since(start)
 
         start = time.perf_counter()
         probabilities = self.classify(crops)
-        times.read = _ms_since(start)
-        self.last_times = times
+        times.read += _ms_since(start)
         return boxes, found, probabilities
+
+    def _closer_side(
+        self,
+        frame: Image,
+        boxes: npt.NDArray[np.float32],
+        box_scores: npt.NDArray[np.float32],
+        probabilities: npt.NDArray[np.float32],
+    ) -> int | None:
+        """The side of a closer look at this frame, or None where none is due: the frame
+        holds at least that square's pixels, and the indices read (all boxes where none
+        reaches the card threshold) are under `CLOSER_LOOK_INDEX_PX` in stage 1's input."""
+        side = self._detector.closer_side
+        height, width = frame.shape[:2]
+        if not self.closer_look or side is None or width * height < side * side or not len(boxes):
+            return None
+        sizes = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+        read = self._corner_scores(box_scores, probabilities) >= self.pairing.min_score
+        median = float(np.median(sizes[read] if read.any() else sizes))
+        small = median * self._detector.scale(width, height) < CLOSER_LOOK_INDEX_PX
+        return side if small else None
 
     def index_boxes(self, frame: Image, min_score: float = 0.25) -> npt.NDArray[np.float32]:
         """Stage 1 alone: each corner index's box once (for enrolment, which groups indices by
         geometry before any reading; a glyph boxed twice would look like two cards)."""
-        boxes, scores = self._find(frame, min_score, StageTimes())
+        boxes, scores, _ = self._detector.find(frame, min_score, StageTimes())
         return boxes[suppress_overlaps(boxes, scores)]
-
-    def _find(
-        self, frame: Image, min_score: float, times: StageTimes
-    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
-        """The detector's boxes (frame pixels) scoring at least `min_score`, and their scores."""
-        boxes, scores, _ = self._detector.find(frame, min_score, times)
-        return boxes, scores
 
     def read_bytes(self, data: bytes) -> Detections:
         return self.read(decode_image(data))
@@ -349,24 +402,39 @@ class FrameDetector:
         #: padded only to the stride (see `letterbox`).
         self.stride = None if fixed else STRIDE
 
+    @property
+    def closer_side(self) -> int | None:
+        """The side of a closer look (`CLOSER_LOOK_SCALE`); None for a detector exported for
+        one size."""
+        if self.stride is None:
+            return None
+        return round(self.side * CLOSER_LOOK_SCALE / STRIDE) * STRIDE
+
     def input_size(self, width: int, height: int) -> tuple[int, int]:
         """The network input's (width, height) for a `width` × `height` frame (`letterbox`)."""
         if self.stride is None:
             return self.side, self.side
         return input_shape(width, height, self.side, self.stride)[1]
 
+    def scale(self, width: int, height: int) -> float:
+        """How much a `width` × `height` frame is scaled for the network's input."""
+        if self.stride is None:
+            return self.side / max(width, height)
+        return input_shape(width, height, self.side, self.stride)[0]
+
     def find(
-        self, frame: Image, min_score: float, times: StageTimes
+        self, frame: Image, min_score: float, times: StageTimes, side: int | None = None
     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.int64]]:
-        """Boxes (frame pixels) scoring at least `min_score`, their scores and classes; the
-        letterbox and the forward pass are timed into `times`."""
+        """Boxes (frame pixels) scoring at least `min_score`, their scores and classes, the
+        frame read at `side` (None: `self.side`); the letterbox and the forward pass are timed
+        into `times`."""
         start = time.perf_counter()
-        batch, scale, pad = letterbox(frame, self.side, self.stride)
-        times.preprocess = _ms_since(start)
+        batch, scale, pad = letterbox(frame, side or self.side, self.stride)
+        times.preprocess += _ms_since(start)
 
         start = time.perf_counter()
         raw = self.forward(batch)[0]  # 300 × 6: x1 y1 x2 y2 score class, NMS-free
-        times.detect = _ms_since(start)
+        times.detect += _ms_since(start)
 
         raw = raw[raw[:, 4] >= min_score]
         boxes = (raw[:, :4] - np.array([pad[0], pad[1], pad[0], pad[1]])) / scale

@@ -37,6 +37,8 @@ from vision.train import set_metadata
 # a wrong card on these photos is a regression. The shipped models of 2026-11-30 (preview 4)
 # read 12 of 14, 6 of 6 and 22 of 24 here; the figures leave a margin for runtime differences.
 EXPECTED = [("dev_0594.jpg", 11), ("dev_0075.jpg", 5), ("syn_77_000013.jpg", 20)]
+#: A 1280-px table of a held-out design, its indices small: one look reads 10 of its 15 cards.
+LARGE_TABLE = "syn1280_77_000067.jpg"
 
 
 @pytest.fixture(scope="module")
@@ -137,6 +139,42 @@ def test_the_reader_tells_the_size_its_detector_reads_a_frame_at(
     assert reader.detector_input(*frame) == read_at
     batch, _, _ = letterbox(np.zeros((frame[1], frame[0], 3), np.uint8), reader.input_side, 32)
     assert batch.shape[2:] == (read_at[1], read_at[0])
+
+
+def test_a_large_frame_with_small_indices_gets_a_closer_look(reader: CardReader) -> None:
+    """A 1280-px table whose indices are about 11 px in the detector's 800-px input is read
+    again at 1152: more of its cards are read, none that is not there, each glyph boxed once."""
+    frame = read_image(SAMPLES / "images" / LARGE_TABLE)
+    truth = labelled_cards(LARGE_TABLE, frame.shape[1], frame.shape[0])
+    pooled = {str(card.card) for card in reader.cards(frame).cards}
+    assert reader.last_looks == 2
+    boxes, _, _ = reader.corners(frame)
+    assert (iou_matrix(boxes, boxes) - np.eye(len(boxes))).max() <= 0.5
+    one_look = CardReader(closer_look=False)
+    once = {str(card.card) for card in one_look.cards(frame).cards}
+    assert one_look.last_looks == 1
+    assert once < pooled <= truth, f"one look {sorted(once)}, two {sorted(pooled)}"
+
+
+@pytest.mark.parametrize("scale", [1, 2])
+def test_no_closer_look_without_more_pixels_or_at_large_indices(
+    reader: CardReader, scale: int
+) -> None:
+    """A 640-px photo holds fewer pixels than a closer look would read; doubled to 1280 px,
+    its indices are large in the detector's 800-px input already."""
+    photo = read_image(SAMPLES / "images" / "dev_0594.jpg")
+    reader.cards(np.ascontiguousarray(photo.repeat(scale, axis=0).repeat(scale, axis=1)))
+    assert reader.last_looks == 1
+
+
+@pytest.mark.parametrize(("side", "closer"), [(800, 1152), (640, 928)])
+def test_a_closer_look_reads_at_about_one_and_a_half_times_the_side(
+    side: int, closer: int
+) -> None:
+    detector = FrameDetector(MODELS_DIR / DETECTOR_FILE, "openvino", side)
+    assert detector.closer_side == closer
+    detector.stride = None  # as a detector exported for one size, which can read no other
+    assert detector.closer_side is None
 
 
 @pytest.mark.parametrize("side", [0, 100, 650])
