@@ -168,9 +168,7 @@ def test_no_closer_look_without_more_pixels_or_at_large_indices(
 
 
 @pytest.mark.parametrize(("side", "closer"), [(800, 1152), (640, 928)])
-def test_a_closer_look_reads_at_about_one_and_a_half_times_the_side(
-    side: int, closer: int
-) -> None:
+def test_a_closer_look_reads_at_about_one_and_a_half_times_the_side(side: int, closer: int) -> None:
     detector = FrameDetector(MODELS_DIR / DETECTOR_FILE, "openvino", side)
     assert detector.closer_side == closer
     detector.stride = None  # as a detector exported for one size, which can read no other
