@@ -27,7 +27,7 @@ import numpy as np
 
 from vision.cards_from_detections import cards_from_detections
 from vision.crops import crop_index
-from vision.detect_cli import size_option
+from vision.detect_cli import reader_settings, reading_options
 from vision.detector import (
     DEFAULT_DETECTOR_SIDE,
     DETECTOR_FILE,
@@ -135,7 +135,7 @@ def main() -> None:
     parser.add_argument("--pt", type=Path, help="training runs folder with best.pt weights")
     parser.add_argument("--photos", type=int, default=40, help="how many held-out photos")
     parser.add_argument("--images", type=Path, help="read this folder's images instead")
-    size_option(parser)
+    reading_options(parser)
     parser.add_argument(
         "--wide", action="store_true", help="each photo laid on felt in a 16:9 frame (a webcam's)"
     )
@@ -153,7 +153,7 @@ def main() -> None:
     first = decode_image(photos[0])
     results: dict[str, float] = {}
     for backend in ("openvino", "onnxruntime"):
-        reader = CardReader(backend=backend, detector_size=args.detector_size)
+        reader = CardReader(backend=backend, **reader_settings(args))
         if backend == "openvino":
             width, height = reader.detector_input(first.shape[1], first.shape[0])
             print(f"{len(photos)} photos; the detector reads each at {width} × {height}")

@@ -75,7 +75,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="folder for the report, confusion matrix and worst images",
     )
     evaluate.add_argument("--models", type=Path, default=MODELS_DIR, help="model folder")
-    size_option(evaluate)
+    reading_options(evaluate)
     evaluate.set_defaults(run=run_eval)
 
     calibrate = commands.add_parser(
@@ -91,7 +91,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--models", type=Path, default=MODELS_DIR,
         help="model folder; its calibration.json is (re)written",
     )  # fmt: skip
-    size_option(calibrate)
+    reading_options(calibrate)
     calibrate.set_defaults(run=run_calibrate)
 
 
@@ -126,27 +126,35 @@ def detector_side(text: str) -> int:
         raise argparse.ArgumentTypeError(str(error)) from error
 
 
-def size_option(parser: argparse.ArgumentParser) -> None:
+def reading_options(parser: argparse.ArgumentParser) -> None:
+    """`--detector-size` and `--one-look`, for every command that reads cards."""
     parser.add_argument(
         "--detector-size", type=detector_side, metavar="PX",
         help="the corner detector reads frames at up to PX × PX pixels (800; 640: faster)",
     )  # fmt: skip
+    parser.add_argument(
+        "--one-look", action="store_true",
+        help="no second, closer look at a large frame whose indices are small (faster)",
+    )  # fmt: skip
+
+
+def reader_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The `CardReader` settings `reading_options` took."""
+    return {"detector_size": args.detector_size, "closer_look": not args.one_look}
 
 
 def _deck_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--deck", help="deck profile to read with (default: the deck in use; "
                         "'base': the base model)")  # fmt: skip
     parser.add_argument("--decks", type=Path, help="deck profile folder (<models>/decks)")
-    size_option(parser)
+    reading_options(parser)
 
 
 def deck_reader(args: argparse.Namespace) -> CardReader:
     """The card reader with the chosen deck profile's reading stage, if any."""
     store = ProfileStore(args.decks or default_root(args.models))
     name = None if args.deck == "base" else args.deck or store.active()
-    return CardReader(
-        args.models, reader_path=store.reader_for(name), detector_size=args.detector_size
-    )
+    return CardReader(args.models, reader_path=store.reader_for(name), **reader_settings(args))
 
 
 def run_detect(args: argparse.Namespace) -> int:
@@ -242,7 +250,7 @@ def run_watch(args: argparse.Namespace) -> int:
 def run_eval(args: argparse.Namespace) -> int:
     from vision.evaluate import evaluate, save_confusion_png, save_worst_grid
 
-    reader = CardReader(args.models, detector_size=args.detector_size)
+    reader = CardReader(args.models, **reader_settings(args))
     report = evaluate(reader, args.dataset, _split_names(args), args.relabel)
     args.out.mkdir(parents=True, exist_ok=True)
     summary = report.summary()
@@ -260,7 +268,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
 
     names = _split_names(args)
     calibration, record = calibrate(
-        CardReader(args.models, detector_size=args.detector_size),
+        CardReader(args.models, **reader_settings(args)),
         args.dataset,
         names,
         args.precision,

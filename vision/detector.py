@@ -557,12 +557,18 @@ class PhotoReader:
     The models load on first use, so starting the server stays quick.
     """
 
-    def __init__(self, models_dir: Path = MODELS_DIR, detector_size: int | None = None) -> None:
+    def __init__(
+        self,
+        models_dir: Path = MODELS_DIR,
+        detector_size: int | None = None,
+        closer_look: bool = True,
+    ) -> None:
         for name in (DETECTOR_FILE, READER_FILE):
             if not (models_dir / name).exists():
                 raise ModelMissingError(f"card model file not found: {models_dir / name}")
         self.models_dir = models_dir
         self.detector_size = None if detector_size is None else checked_side(detector_size)
+        self.closer_look = closer_look
         #: The reading stage in use: a deck profile's reader, or None for the base one.
         self.reader_path: Path | None = None
         self._reader: CardReader | None = None
@@ -574,7 +580,10 @@ class PhotoReader:
         with self._loading:
             if self._reader is None:
                 self._reader = CardReader(
-                    self.models_dir, reader_path=self.reader_path, detector_size=self.detector_size
+                    self.models_dir,
+                    reader_path=self.reader_path,
+                    detector_size=self.detector_size,
+                    closer_look=self.closer_look,
                 )
             return self._reader
 
@@ -595,6 +604,8 @@ class PhotoReader:
         return frame_json(name, self.read_frame(image)[0])
 
 
-def load_default_detector(detector_size: int | None = None) -> PhotoReader:
+def load_default_detector(
+    detector_size: int | None = None, closer_look: bool = True
+) -> PhotoReader:
     """The shipped models' reader; `ModelMissingError` when they are not installed."""
-    return PhotoReader(detector_size=detector_size)
+    return PhotoReader(detector_size=detector_size, closer_look=closer_look)

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from vision.detect_cli import size_option
+from vision.detect_cli import reader_settings, reading_options
 from vision.detector import ModelMissingError, load_default_detector
 from webui.app import create_app, shutdown
 from webui.detect import Detector
@@ -41,14 +41,15 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument("--lan", action="store_true",
                         help="listen on the local network over HTTPS (self-signed certificate) "
                              "and ask other devices for a pairing code")  # fmt: skip
-    size_option(parser)
+    reading_options(parser)
     parser.set_defaults(run=run_serve)
 
 
-def load_detector(detector_size: int | None = None) -> Detector | None:
-    """The shipped card models' reader, or None (detection then answers 503, never guesses)."""
+def load_detector(settings: dict[str, Any]) -> Detector | None:
+    """The shipped card models' reader with these `reader_settings`, or None (detection then
+    answers 503, never guesses)."""
     try:
-        return load_default_detector(detector_size)
+        return load_default_detector(**settings)
     except ModelMissingError as error:
         print(f"cribcam: no card detector: {error}", file=sys.stderr)
         return None
@@ -61,7 +62,7 @@ def app_config(args: argparse.Namespace, code: str | None) -> dict[str, Any]:
         "DATABASE": args.db or default_db(),
         "CAMERA": args.camera is not None,
         "CAMERA_SOURCE": args.camera or None,
-        "DETECTOR": load_detector(args.detector_size),
+        "DETECTOR": load_detector(reader_settings(args)),
         "PAIRING_CODE": code,
         "DECKS_DIR": args.decks,
     }

@@ -53,6 +53,17 @@ def test_text_lines_say_when_a_card_cut_by_the_edge_was_not_read(
     assert cut_line.endswith("; a card cut by the picture's edge was not read")
 
 
+def test_one_look_reads_a_large_table_once(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--one-look` turns the closer look off: a 1280-px table with small indices reads fewer
+    of its cards, and neither way a card that is not there."""
+    table = SAMPLES / "images" / "syn1280_77_000067.jpg"
+    read = []
+    for flags in ([], ["--one-look"]):
+        assert main(["detect", "--json", *flags, str(table)]) == 0
+        read.append({card["card"] for card in json.loads(capsys.readouterr().out)["cards"]})
+    assert read[1] < read[0] <= labelled_cards(table.name, 1280, 1280)
+
+
 def test_annotate_draws_the_cards_read_and_seats_add_roles(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -530,7 +530,11 @@ class RecordingCardReader:
     read_with: ClassVar[list[Path | None]] = []
 
     def __init__(
-        self, models_dir: Path, reader_path: Path | None = None, detector_size: int | None = None
+        self,
+        models_dir: Path,
+        reader_path: Path | None = None,
+        detector_size: int | None = None,
+        closer_look: bool = True,
     ) -> None:
         self.reader_path = reader_path
         RecordingCardReader.made.append(reader_path)

@@ -43,12 +43,15 @@ def test_a_missing_camera_source_never_stops_the_server(tmp_path: Path) -> None:
         server.stop()
 
 
-def test_the_detector_size_reaches_the_reader_and_a_bad_one_stops_at_the_command_line(
+def test_the_reading_options_reach_the_reader_and_a_bad_size_stops_at_the_command_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     db = ["serve", "--db", str(tmp_path / "g.sqlite3")]
     config = app_config(build_parser().parse_args([*db, "--detector-size", "640"]), None)
     assert config["DETECTOR"].card_reader().input_side == 640
+    assert config["DETECTOR"].card_reader().closer_look
+    config = app_config(build_parser().parse_args([*db, "--one-look"]), None)
+    assert not config["DETECTOR"].card_reader().closer_look
     with pytest.raises(SystemExit):
         build_parser().parse_args([*db, "--detector-size", "650"])
     assert "multiple of 32" in capsys.readouterr().err
