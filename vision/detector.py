@@ -53,13 +53,16 @@ COMPILED_SIZES = 4
 #: at 32-48 (MODEL_CARD.md, "Index size and the camera's resolution"). The page then asks for
 #: the camera closer or at a higher resolution.
 SMALL_INDEX_PX = 24
-#: A frame holding more pixels than stage 1 reads is looked at again, at this many times the
-#: side (1152 for 800), where the indices read are small in the detector's input: under
-#: `CLOSER_LOOK_INDEX_PX` (median). Both looks' readings are pooled, a glyph boxed by both
-#: counted once. On 1280-px scenes of the training designs card recall went from 94.4 to 96.9 %
-#: (precision 98.9 % -> 98.8 %); a second look at every frame read 97.4 % at 98.5 %, and on
-#: 1920 x 1080 frames only lost precision (MODEL_CARD.md, "A closer look at large frames").
+#: A frame holding more pixels than stage 1 reads is looked at again, at up to this many times
+#: the side (1152 for 800) and at most the frame's own pixels, where the indices read are small
+#: in the detector's input: under `CLOSER_LOOK_INDEX_PX` (median). Both looks' readings are
+#: pooled, a glyph boxed by both counted once. On 1280-px scenes of the training designs card
+#: recall went from 94.4 to 96.9 % (precision 98.9 % -> 98.8 %), on 1280 x 720 frames (read
+#: again at 960) from 92.0 to 94.0 % (99.1 % -> 98.9 %); a second look at every frame read more
+#: at a lower precision, and on 1920 x 1080 frames only lost precision (MODEL_CARD.md, "A
+#: closer look at large frames"). Under `CLOSER_LOOK_MIN_SCALE` times the side, no second look.
 CLOSER_LOOK_SCALE = 1.44
+CLOSER_LOOK_MIN_SCALE = 1.2
 CLOSER_LOOK_INDEX_PX = 28
 
 Image = npt.NDArray[np.uint8]
@@ -316,12 +319,16 @@ class CardReader:
         box_scores: npt.NDArray[np.float32],
         probabilities: npt.NDArray[np.float32],
     ) -> int | None:
-        """The side of a closer look at this frame, or None where none is due: the frame
-        holds at least that square's pixels, and the indices read (all boxes where none
-        reaches the card threshold) are under `CLOSER_LOOK_INDEX_PX` in stage 1's input."""
+        """The side of a closer look at this frame, or None where none is due: the closer
+        side, or the frame's own pixels' where fewer, is at least `CLOSER_LOOK_MIN_SCALE` times
+        stage 1's, and the indices read (all boxes where none reaches the card threshold) are
+        under `CLOSER_LOOK_INDEX_PX` in stage 1's input."""
         side = self._detector.closer_side
+        if not self.closer_look or side is None or not len(boxes):
+            return None
         height, width = frame.shape[:2]
-        if not self.closer_look or side is None or width * height < side * side or not len(boxes):
+        side = min(side, math.isqrt(width * height) // STRIDE * STRIDE)
+        if side < round(CLOSER_LOOK_MIN_SCALE * self._detector.side):
             return None
         sizes = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
         read = self._corner_scores(box_scores, probabilities) >= self.pairing.min_score

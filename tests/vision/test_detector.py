@@ -167,6 +167,19 @@ def test_no_closer_look_without_more_pixels_or_at_large_indices(
     assert reader.last_looks == 1
 
 
+@pytest.mark.parametrize(("width", "height", "looks"), [(1280, 720, 2), (1024, 768, 1)])
+def test_a_closer_look_needs_a_fifth_more_side_than_the_first(
+    reader: CardReader, width: int, height: int, looks: int
+) -> None:
+    """The middle of the large table as a 1280 × 720 camera frames it holds 960² pixels, a fifth
+    more side than the first look's 800: it is read again at 960. A 1024 × 768 frame's 864 is
+    too little more to be worth a second look, small as its indices are."""
+    frame = read_image(SAMPLES / "images" / LARGE_TABLE)
+    top, left = (frame.shape[0] - height) // 2, (frame.shape[1] - width) // 2
+    reader.cards(np.ascontiguousarray(frame[top : top + height, left : left + width]))
+    assert reader.last_looks == looks
+
+
 @pytest.mark.parametrize(("side", "closer"), [(800, 1152), (640, 928)])
 def test_a_closer_look_reads_at_about_one_and_a_half_times_the_side(side: int, closer: int) -> None:
     detector = FrameDetector(MODELS_DIR / DETECTOR_FILE, "openvino", side)
