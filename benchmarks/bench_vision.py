@@ -50,7 +50,8 @@ def median_ms(values: list[float]) -> float:
     return statistics.median(values) * 1000
 
 
-def pipeline(reader: CardReader, photos: list[bytes]) -> dict[str, float]:
+def pipeline(reader: CardReader, photos: list[bytes]) -> tuple[dict[str, float], float]:
+    """Median milliseconds per stage, and the mean number of looks a frame took."""
     stages: dict[str, list[float]] = {k: [] for k in
                                       ("decode", "preprocess", "detect", "crops", "read",
                                        "postprocess", "pair+roles", "total")}  # fmt: skip
@@ -72,8 +73,7 @@ def pipeline(reader: CardReader, photos: list[bytes]) -> dict[str, float]:
         stages["pair+roles"].append(done - read)
         stages["total"].append(done - start)
         looks.append(reader.last_looks)
-    return {**{name: median_ms(values) for name, values in stages.items()},
-            "looks": statistics.mean(looks)}  # fmt: skip
+    return {name: median_ms(values) for name, values in stages.items()}, statistics.mean(looks)
 
 
 def bare_forward(backend: str, photos: list[bytes], reader: CardReader) -> float:
@@ -158,8 +158,7 @@ def main() -> None:
             width, height = reader.detector_input(first.shape[1], first.shape[0])
             print(f"{len(photos)} photos; the detector reads each at {width} × {height}")
         pipeline(reader, photos[:3])  # warm up
-        stages = pipeline(reader, photos)
-        looks = stages.pop("looks")
+        stages, looks = pipeline(reader, photos)
         print(f"{backend:12s} " + "  ".join(f"{k} {v:6.1f}" for k, v in stages.items())
               + f" ms; {looks:.2f} looks a frame")  # fmt: skip
         results[backend] = stages["total"]

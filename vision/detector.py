@@ -330,9 +330,10 @@ class CardReader:
         side = min(side, math.isqrt(width * height) // STRIDE * STRIDE)
         if side < round(CLOSER_LOOK_MIN_SCALE * self._detector.side):
             return None
-        sizes = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
-        read = self._corner_scores(box_scores, probabilities) >= self.pairing.min_score
-        median = float(np.median(sizes[read] if read.any() else sizes))
+        scores = self._corner_scores(box_scores, probabilities)
+        seen = Detections(boxes, scores, probabilities.argmax(axis=1))
+        read = seen[scores >= self.pairing.min_score]
+        median = float(np.median((read if len(read) else seen).sizes))
         small = median * self._detector.scale(width, height) < CLOSER_LOOK_INDEX_PX
         return side if small else None
 
