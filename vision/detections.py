@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -30,6 +30,7 @@ from vision.errors import InvalidDetectionsError
 
 FloatArray = npt.NDArray[np.float32]
 IntArray = npt.NDArray[np.int64]
+FloatT = TypeVar("FloatT", bound=np.floating[Any])
 
 _SUITS = (Suit.CLUBS, Suit.DIAMONDS, Suit.HEARTS, Suit.SPADES)
 _SUIT_INDEX = {suit: i for i, suit in enumerate(_SUITS)}
@@ -232,9 +233,7 @@ class Detections:
     @property
     def sizes(self) -> FloatArray:
         """N glyph sizes: the longer box side, which is the index height whatever its rotation."""
-        wh = self.boxes[:, 2:] - self.boxes[:, :2]
-        out: FloatArray = wh.max(axis=1).astype(np.float32)
-        return out
+        return box_sizes(self.boxes)
 
     def cards(self) -> list[Card | None]:
         """The card each detection reads, None where the class is unknown."""
@@ -302,6 +301,12 @@ def at_frame_edge(
         | (boxes[:, 2] >= width - margin)
         | (boxes[:, 3] >= height - margin)
     )
+
+
+def box_sizes(boxes: npt.NDArray[FloatT]) -> npt.NDArray[FloatT]:
+    """The longer side of each N × 4 ``x1, y1, x2, y2`` box: an index's height at any turn."""
+    sides: npt.NDArray[FloatT] = (boxes[:, 2:] - boxes[:, :2]).max(axis=1)
+    return sides
 
 
 def iou_matrix(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:

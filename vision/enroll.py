@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.crops import READ_MARGIN, crop_index
-from vision.detections import CLASS_NAMES
+from vision.detections import CLASS_NAMES, box_sizes
 from vision.enroll_layout import Group, align_suit, group_indices, reading_order
 from vision.errors import VisionError
 
@@ -180,7 +180,7 @@ def propose(shots: Sequence[Shot], find: Finder, classify: Classifier) -> Enroll
         sure = probabilities.max(axis=1, initial=0.0) >= AGREES  # an unsure reading is no clue
         readings = np.where(sure, probabilities.argmax(axis=1), -1 - np.arange(len(boxes)))
         groups = group_indices(shot.image, boxes, readings.tolist())
-        sizes = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+        sizes = box_sizes(boxes)
         row_gap = 2.0 * float(np.median(sizes)) if len(sizes) else 1.0
         groups = [groups[k] for k in reading_order([g.centre for g in groups], row_gap)]
         found = _candidates(shot, boxes, patches, probabilities, groups)

@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.cards_from_detections import PairingConfig
-from vision.detections import CLASS_NAMES
+from vision.detections import CLASS_NAMES, box_sizes
 
 Image = npt.NDArray[np.uint8]
 Boxes = npt.NDArray[np.float32]
@@ -65,7 +65,7 @@ def group_indices(
         return []
     b = np.asarray(boxes, np.float64)
     centres: F64 = np.stack([(b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2], 1)
-    sizes: F64 = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
+    sizes: F64 = box_sizes(b)
     groups: list[Group] = []
     used: set[int] = set()
     for outline, inside in _cards_outlined(frame, centres, float(np.median(sizes))):
