@@ -3,19 +3,21 @@
 Per image, the set of cards read is compared with the set labelled (precision and recall of the
 card *set*: a card counts once however many corners show). Per corner box, the 52-class mAP50
 and per-class recall are computed, and the worst confusions listed; card recall is also broken
-down by the pixel size of each card's largest index, and given again for the cards in view:
-a card whose every labelled box reaches the frame's edge is then neither required nor, read,
-held against the reader (the app reads a cut index only when surer than a whole one). Works for
-any folder of YOLO-labelled photos (corner or whole-card boxes: identities are compared per
-image).
+down by the pixel size of each card's largest index, by deck design where the folder is a
+`cribcam synth` set (its `meta/` names each card's deck), and given again for the cards in
+view: a card whose every labelled box reaches the frame's edge is then neither required nor,
+read, held against the reader (the app reads a cut index only when surer than a whole one). The
+card-set figures come with 95 % intervals from resampling whole photos. Works for any folder of
+YOLO-labelled photos (corner or whole-card boxes: identities are compared per image).
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import statistics
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence, Set
+from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -34,6 +36,8 @@ IOU_MATCH = 0.5
 #: Edges (px, the longer side of a card's largest labelled index) of the size classes that
 #: recall is broken down by: reading depends on an index's pixels more than on anything else.
 INDEX_SIZE_EDGES = (16, 24, 32, 48)
+#: Resamples of the photos behind the card-set intervals (`card_set_intervals`).
+BOOTSTRAP_DRAWS = 2000
 
 
 class IndexReader(Protocol):
@@ -58,6 +62,8 @@ class ImageResult:
     milliseconds: float
     #: The photo's width and height.
     frame_size: tuple[int, int]
+    #: The deck design of each labelled card, where the scene's meta says (`scene_decks`).
+    decks: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def cut_cards(self) -> frozenset[str]:
@@ -138,7 +144,9 @@ class Report:
                 {"truth": CLASS_NAMES[t], "read": CLASS_NAMES[p], "count": n}
                 for (t, p), n in confusions.most_common(12)
             ],
+            "card_set_interval_95": card_set_intervals(self.images),
             "recall_by_index_size": recall_by_index_size(self.images),
+            **({"recall_by_deck": by_deck} if (by_deck := recall_by_deck(self.images)) else {}),
             "in_view": {
                 "cards": in_view.there,
                 "card_set_precision": in_view.precision,
@@ -211,9 +219,60 @@ def evaluate(
                 frozenset(str(seen.card) for seen in cards.cards),
                 reader.last_times.total(),
                 (frame.shape[1], frame.shape[0]),
+                scene_decks(dataset, path),
             )
         )
     return report
+
+
+def scene_decks(dataset: Path, image: Path) -> dict[str, str]:
+    """Each labelled card's deck design, from a `cribcam synth` scene's meta file (none for a
+    photo without one)."""
+    meta = dataset / "meta" / (image.stem + ".json")
+    if not meta.exists():
+        return {}
+    cards = json.loads(meta.read_text())["cards"]
+    return {card["code"]: card["deck"] for card in cards if card["labelled"]}
+
+
+def card_set_intervals(
+    results: Sequence[ImageResult], draws: int = BOOTSTRAP_DRAWS, seed: int = 0
+) -> dict[str, list[float]]:
+    """95 % intervals of card-set precision and recall, from `draws` resamples of the photos.
+
+    Whole photos are resampled, not cards: a photo's cards share a deck, a view and a light, and
+    move together (one scene can cost a dozen cards), so an interval over independent cards
+    would be too narrow. Seeded, so a report reads the same every time.
+    """
+    if not results:
+        return {"precision": [1.0, 1.0], "recall": [1.0, 1.0]}
+    counts = np.array(
+        [(len(r.truth_cards & r.read_cards), len(r.read_cards), len(r.truth_cards))
+         for r in results], np.float64,
+    )  # fmt: skip
+    picks = np.random.default_rng(seed).integers(0, len(results), (draws, len(results)))
+    right, read, there = counts[picks].sum(axis=1).T
+    precision = np.divide(right, read, out=np.ones(draws), where=read > 0)
+    recall = np.divide(right, there, out=np.ones(draws), where=there > 0)
+    return {
+        name: [round(float(v), 4) for v in np.percentile(values, [2.5, 97.5])]
+        for name, values in (("precision", precision), ("recall", recall))
+    }
+
+
+def recall_by_deck(results: Iterable[ImageResult]) -> dict[str, dict[str, float]]:
+    """Card recall for each deck design the scenes name (`ImageResult.decks`): how each design,
+    held out or not, is read."""
+    there: Counter[str] = Counter()
+    right: Counter[str] = Counter()
+    for result in results:
+        for card in result.truth_cards:
+            if (deck := result.decks.get(card)) is not None:
+                there[deck] += 1
+                right[deck] += card in result.read_cards
+    return {
+        deck: {"cards": n, "recall": round(right[deck] / n, 4)} for deck, n in sorted(there.items())
+    }
 
 
 def corner_metrics(results: list[ImageResult]) -> tuple[dict[int, float], dict[int, float]]:

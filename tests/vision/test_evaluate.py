@@ -15,12 +15,17 @@ from vision.evaluate import (
     WORST_TILE,
     ImageResult,
     Report,
+    card_set_intervals,
     labelled_photos,
+    recall_by_deck,
     recall_by_index_size,
+    scene_decks,
     worst_tile,
 )
+from vision.synth import SynthConfig, generate
 
 SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
+SYNTH_DECK = Path(__file__).parent / "fixtures" / "deck-standard"
 
 
 def _classes(dataset: Path, relabel: Path | None = None) -> dict[str, list[str]]:
@@ -117,6 +122,9 @@ def test_cribcam_eval_reports_recall_by_index_size_over_every_labelled_card(
     read = sum(v["cards"] * v["recall"] for v in by_size.values())
     assert read == pytest.approx(summary["card_set_recall"] * cards, abs=0.01)
     assert 0 < summary["in_view"]["cards"] <= cards
+    low, high = summary["card_set_interval_95"]["recall"]
+    assert low <= summary["card_set_recall"] <= high
+    assert "recall_by_deck" not in summary  # photos, not synth scenes: no deck is known
     import cv2
 
     grid = cv2.imread(str(tmp_path / "worst.png"))
@@ -153,3 +161,47 @@ def test_cards_seen_only_at_the_frames_edge_are_left_out_of_the_in_view_figures(
     summary = Report([photo]).summary()
     assert (summary["card_set_precision"], summary["card_set_recall"]) == (0.75, 0.75)
     assert summary["in_view"] == {"cards": 2, "card_set_precision": 2 / 3, "card_set_recall": 1.0}
+
+
+def _photo(there: set[str], read: set[str], decks: dict[str, str] | None = None) -> ImageResult:
+    return ImageResult("photo.jpg", Detections.empty(), Detections.empty(), frozenset(there),
+                       frozenset(read), 1.0, (640, 640), decks or {})  # fmt: skip
+
+
+def test_card_set_intervals_resample_whole_photos() -> None:
+    """Ten photos, five read whole and five not at all: recall 0.5 over 40 cards. Resampling
+    photos gives a 95 % interval about twice as wide as 40 independent cards would (0.35-0.65);
+    photos all alike leave no spread."""
+    read, missed = (
+        _photo({"AC", "2C", "3C", "4C"}, {"AC", "2C", "3C", "4C"}),
+        _photo({"5C", "6C", "7C", "8C"}, set()),
+    )
+    low, high = card_set_intervals([read, missed] * 5)["recall"]
+    assert low < 0.5 < high and high - low > 0.45
+    alike = card_set_intervals([_photo({"AC", "2C"}, {"AC", "KS"})] * 10)
+    assert alike == {"precision": [0.5, 0.5], "recall": [0.5, 0.5]}
+    assert card_set_intervals([_photo({"AC"}, set())])["precision"] == [1.0, 1.0]  # none read
+
+
+def test_recall_is_broken_down_by_deck_design_where_the_scene_names_it() -> None:
+    decks = {"AC": "dondorf", "2C": "penguins", "3C": "penguins"}
+    photos = [
+        _photo({"AC", "2C", "3C"}, {"AC", "2C", "KS"}, decks),
+        _photo({"4D", "5D"}, {"4D"}, {"4D": "dondorf"}),  # 5D's deck unknown: not counted
+    ]
+    assert recall_by_deck(photos) == {
+        "dondorf": {"cards": 2, "recall": 1.0},
+        "penguins": {"cards": 2, "recall": 0.5},
+    }
+
+
+def test_a_synth_scenes_meta_names_the_deck_of_every_labelled_card(tmp_path: Path) -> None:
+    generate(tmp_path, 3, seed=5, deck_dirs=[SYNTH_DECK], cfg=SynthConfig(size=256),
+             progress=False)  # fmt: skip
+    scenes = list(labelled_photos(tmp_path))
+    assert any(len(truth) for _, _, truth in scenes)
+    for path, _, truth in scenes:
+        decks = scene_decks(tmp_path, path)
+        assert set(decks) == {CLASS_NAMES[c] for c in truth.class_ids.tolist()}, path.name
+        assert set(decks.values()) <= {"standard"}
+    assert scene_decks(SAMPLES, SAMPLES / "images" / "dev_0075.jpg") == {}
