@@ -127,7 +127,8 @@ class Report:
     images: list[ImageResult] = field(default_factory=list)
 
     def summary(self) -> dict[str, Any]:
-        counts = CardSetCounts.of((r.truth_cards, r.read_cards) for r in self.images)
+        every = [(r.truth_cards, r.read_cards) for r in self.images]
+        counts = CardSetCounts.of(every)
         in_view = CardSetCounts.of(r.in_view() for r in self.images)
         ap, recall = corner_metrics(self.images)
         confusions = confusion_counts(self.images)
@@ -144,13 +145,14 @@ class Report:
                 {"truth": CLASS_NAMES[t], "read": CLASS_NAMES[p], "count": n}
                 for (t, p), n in confusions.most_common(12)
             ],
-            "card_set_interval_95": card_set_intervals(self.images),
+            "card_set_interval_95": card_set_intervals(every),
             "recall_by_index_size": recall_by_index_size(self.images),
             **({"recall_by_deck": by_deck} if (by_deck := recall_by_deck(self.images)) else {}),
             "in_view": {
                 "cards": in_view.there,
                 "card_set_precision": in_view.precision,
                 "card_set_recall": in_view.recall,
+                "card_set_interval_95": card_set_intervals([r.in_view() for r in self.images]),
             },
             "median_ms_per_image": statistics.median(r.milliseconds for r in self.images),
         }
@@ -236,21 +238,21 @@ def scene_decks(dataset: Path, image: Path) -> dict[str, str]:
 
 
 def card_set_intervals(
-    results: Sequence[ImageResult], draws: int = BOOTSTRAP_DRAWS, seed: int = 0
+    photos: Sequence[tuple[Set[str], Set[str]]], draws: int = BOOTSTRAP_DRAWS, seed: int = 0
 ) -> dict[str, list[float]]:
-    """95 % intervals of card-set precision and recall, from `draws` resamples of the photos.
+    """95 % intervals of card-set precision and recall over photos given as (cards there, cards
+    read), from `draws` resamples of the photos.
 
     Whole photos are resampled, not cards: a photo's cards share a deck, a view and a light, and
     move together (one scene can cost a dozen cards), so an interval over independent cards
     would be too narrow. Seeded, so a report reads the same every time.
     """
-    if not results:
+    if not photos:
         return {"precision": [1.0, 1.0], "recall": [1.0, 1.0]}
     counts = np.array(
-        [(len(r.truth_cards & r.read_cards), len(r.read_cards), len(r.truth_cards))
-         for r in results], np.float64,
-    )  # fmt: skip
-    picks = np.random.default_rng(seed).integers(0, len(results), (draws, len(results)))
+        [(len(there & read), len(read), len(there)) for there, read in photos], np.float64
+    )
+    picks = np.random.default_rng(seed).integers(0, len(photos), (draws, len(photos)))
     right, read, there = counts[picks].sum(axis=1).T
     precision = np.divide(right, read, out=np.ones(draws), where=read > 0)
     recall = np.divide(right, there, out=np.ones(draws), where=there > 0)
