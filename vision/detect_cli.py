@@ -72,7 +72,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--out",
         type=Path,
         default=Path("eval-out"),
-        help="folder for the report, confusion matrix and worst images",
+        help="folder for the report, each photo's cards, confusion matrix and worst images",
     )
     evaluate.add_argument("--models", type=Path, default=MODELS_DIR, help="model folder")
     reading_options(evaluate)
@@ -255,6 +255,7 @@ def run_eval(args: argparse.Namespace) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     summary = report.summary()
     (args.out / "report.json").write_text(json.dumps(summary, indent=1))
+    (args.out / "photos.json").write_text(json.dumps(report.photos(), indent=1))
     save_confusion_png(report.images, args.out / "confusion.png")
     save_worst_grid(report.images, args.dataset, args.out / "worst.png")
     shown = {k: v for k, v in summary.items() if k != "per_class_recall"}

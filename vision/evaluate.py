@@ -126,6 +126,15 @@ class CardSetCounts:
 class Report:
     images: list[ImageResult] = field(default_factory=list)
 
+    def photos(self) -> list[dict[str, Any]]:
+        """Each photo's cards there, read, and cut by its edge: to compare two runs photo by
+        photo, or to pool several folders' figures (`card_set_intervals` takes the pairs)."""
+        return [
+            {"image": r.name, "there": sorted(r.truth_cards), "read": sorted(r.read_cards),
+             "cut_by_edge": sorted(r.cut_cards)}
+            for r in self.images
+        ]  # fmt: skip
+
     def summary(self) -> dict[str, Any]:
         every = [(r.truth_cards, r.read_cards) for r in self.images]
         counts = CardSetCounts.of(every)

@@ -126,6 +126,10 @@ def test_cribcam_eval_reports_recall_by_index_size_over_every_labelled_card(
         low, high = figures["card_set_interval_95"]["recall"]
         assert low <= figures["card_set_recall"] <= high
     assert "recall_by_deck" not in summary  # photos, not synth scenes: no deck is known
+    photos = json.loads((tmp_path / "photos.json").read_text())
+    assert sorted(p["image"] for p in photos) == sorted(_classes(SAMPLES))
+    right = sum(len(set(p["there"]) & set(p["read"])) for p in photos)
+    assert right / sum(len(p["there"]) for p in photos) == summary["card_set_recall"]
     import cv2
 
     grid = cv2.imread(str(tmp_path / "worst.png"))
