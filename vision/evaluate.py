@@ -137,8 +137,8 @@ class Report:
 
     def summary(self) -> dict[str, Any]:
         every = [(r.truth_cards, r.read_cards) for r in self.images]
-        counts = CardSetCounts.of(every)
-        in_view = CardSetCounts.of(r.in_view() for r in self.images)
+        seen = [r.in_view() for r in self.images]
+        counts, in_view = CardSetCounts.of(every), CardSetCounts.of(seen)
         ap, recall = corner_metrics(self.images)
         confusions = confusion_counts(self.images)
         return {
@@ -161,7 +161,7 @@ class Report:
                 "cards": in_view.there,
                 "card_set_precision": in_view.precision,
                 "card_set_recall": in_view.recall,
-                "card_set_interval_95": card_set_intervals([r.in_view() for r in self.images]),
+                "card_set_interval_95": card_set_intervals(seen),
             },
             "median_ms_per_image": statistics.median(r.milliseconds for r in self.images),
         }
@@ -238,12 +238,13 @@ def evaluate(
 
 def scene_decks(dataset: Path, image: Path) -> dict[str, str]:
     """Each labelled card's deck design, from a `cribcam synth` scene's meta file (none for a
-    photo without one)."""
+    photo without one, or whose meta file is not a scene's)."""
     meta = dataset / "meta" / (image.stem + ".json")
-    if not meta.exists():
+    try:
+        cards = json.loads(meta.read_text())["cards"]
+        return {card["code"]: card["deck"] for card in cards if card["labelled"]}
+    except (OSError, ValueError, LookupError, TypeError):
         return {}
-    cards = json.loads(meta.read_text())["cards"]
-    return {card["code"]: card["deck"] for card in cards if card["labelled"]}
 
 
 def card_set_intervals(

@@ -211,3 +211,6 @@ def test_a_synth_scenes_meta_names_the_deck_of_every_labelled_card(tmp_path: Pat
         assert set(decks) == {CLASS_NAMES[c] for c in truth.class_ids.tolist()}, path.name
         assert set(decks.values()) <= {"standard"}
     assert scene_decks(SAMPLES, SAMPLES / "images" / "dev_0075.jpg") == {}
+    for other in ("not json", '{"cards": 3}', '["a list"]'):  # a meta/ folder of something else
+        (tmp_path / "meta" / "other.json").write_text(other)
+        assert scene_decks(tmp_path, tmp_path / "images" / "other.jpg") == {}
