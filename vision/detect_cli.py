@@ -75,6 +75,10 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="folder for the report, each photo's cards, confusion matrix and worst images",
     )
     evaluate.add_argument("--models", type=Path, default=MODELS_DIR, help="model folder")
+    evaluate.add_argument(
+        "--against", type=Path, metavar="EARLIER_OUT",
+        help="an earlier eval's --out folder: also write what changed, photo by photo",
+    )  # fmt: skip
     reading_options(evaluate)
     evaluate.set_defaults(run=run_eval)
 
@@ -248,17 +252,30 @@ def run_watch(args: argparse.Namespace) -> int:
 
 
 def run_eval(args: argparse.Namespace) -> int:
-    from vision.evaluate import evaluate, save_confusion_png, save_worst_grid
+    from vision.evaluate import (
+        PHOTOS_FILE,
+        compare_runs,
+        evaluate,
+        load_photos,
+        save_confusion_png,
+        save_worst_grid,
+    )
 
+    earlier = load_photos(args.against) if args.against else None  # a bad folder fails first
     reader = CardReader(args.models, **reader_settings(args))
     report = evaluate(reader, args.dataset, _split_names(args), args.relabel)
     args.out.mkdir(parents=True, exist_ok=True)
     summary = report.summary()
     (args.out / "report.json").write_text(json.dumps(summary, indent=1))
-    (args.out / "photos.json").write_text(json.dumps(report.photos(), indent=1))
+    (args.out / PHOTOS_FILE).write_text(json.dumps(report.photos(), indent=1))
     save_confusion_png(report.images, args.out / "confusion.png")
     save_worst_grid(report.images, args.dataset, args.out / "worst.png")
     shown = {k: v for k, v in summary.items() if k != "per_class_recall"}
+    if earlier is not None:
+        now = {r.name: (r.truth_cards, r.read_cards) for r in report.images}
+        comparison = {"against": str(args.against), **compare_runs(earlier, now)}
+        (args.out / "against.json").write_text(json.dumps(comparison, indent=1))
+        shown["against"] = {k: v for k, v in comparison.items() if k != "changed"}
     print(json.dumps(shown, indent=1))
     return 0
 

@@ -35,3 +35,7 @@ class FontDeckError(VisionError, ValueError):
 
 class WeightsError(VisionError, ValueError):
     """Training weights that cannot be combined (two different networks, a share outside 0-1)."""
+
+
+class EvaluationError(VisionError, ValueError):
+    """A previous evaluation to compare against that is missing or is not one."""

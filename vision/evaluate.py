@@ -30,6 +30,7 @@ from tqdm import tqdm
 from vision.cards_from_detections import PairingConfig, cards_from_detections
 from vision.detections import CLASS_NAMES, Detections, at_frame_edge, iou_matrix
 from vision.detector import Image, StageTimes
+from vision.errors import EvaluationError
 from vision.sources import read_image
 
 IOU_MATCH = 0.5
@@ -38,6 +39,8 @@ IOU_MATCH = 0.5
 INDEX_SIZE_EDGES = (16, 24, 32, 48)
 #: Resamples of the photos behind the card-set intervals (`card_set_intervals`).
 BOOTSTRAP_DRAWS = 2000
+#: The file of an evaluation folder holding each photo's cards (`Report.photos`).
+PHOTOS_FILE = "photos.json"
 
 
 class IndexReader(Protocol):
@@ -284,6 +287,49 @@ def recall_by_deck(results: Iterable[ImageResult]) -> dict[str, dict[str, float]
                 right[deck] += card in result.read_cards
     return {
         deck: {"cards": n, "recall": round(right[deck] / n, 4)} for deck, n in sorted(there.items())
+    }
+
+
+def load_photos(folder: Path) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+    """An earlier evaluation's photos (its `PHOTOS_FILE`): each image's (cards there, cards
+    read)."""
+    path = folder / PHOTOS_FILE
+    try:
+        entries = json.loads(path.read_text())
+        return {e["image"]: (frozenset(e["there"]), frozenset(e["read"])) for e in entries}
+    except FileNotFoundError as error:
+        message = f"no {PHOTOS_FILE} in {folder}: not a cribcam eval --out folder"
+        raise EvaluationError(message) from error
+    except (ValueError, LookupError, TypeError) as error:
+        message = f"{path} does not list photos as cribcam eval writes them: {error}"
+        raise EvaluationError(message) from error
+
+
+def compare_runs(
+    before: Mapping[str, tuple[Set[str], Set[str]]], after: Mapping[str, tuple[Set[str], Set[str]]]
+) -> dict[str, Any]:
+    """What changed from one run to another on the photos both read: cards gained and lost,
+    wrong cards added and dropped (right and wrong by the later run's labels), in total and for
+    each photo that changed."""
+    totals: Counter[str] = Counter()
+    changed = []
+    for image in sorted(before.keys() & after.keys()):
+        there, read = after[image]
+        earlier = before[image][1]
+        change = {
+            "gained": sorted((read - earlier) & there),
+            "lost": sorted((earlier - read) & there),
+            "wrong_added": sorted((read - earlier) - there),
+            "wrong_dropped": sorted((earlier - read) - there),
+        }
+        totals.update({k: len(v) for k, v in change.items()})
+        if any(change.values()):
+            changed.append({"image": image, **change})
+    return {
+        "photos_compared": len(before.keys() & after.keys()),
+        "photos_in_one_run_only": len(before.keys() ^ after.keys()),
+        **{f"cards_{k}": totals[k] for k in ("gained", "lost", "wrong_added", "wrong_dropped")},
+        "changed": changed,
     }
 
 

@@ -11,12 +11,15 @@ import pytest
 
 from cribcam.cli import main
 from vision.detections import CLASS_NAMES, Detections
+from vision.errors import EvaluationError
 from vision.evaluate import (
     WORST_TILE,
     ImageResult,
     Report,
     card_set_intervals,
+    compare_runs,
     labelled_photos,
+    load_photos,
     recall_by_deck,
     recall_by_index_size,
     scene_decks,
@@ -214,3 +217,56 @@ def test_a_synth_scenes_meta_names_the_deck_of_every_labelled_card(tmp_path: Pat
     for other in ("not json", '{"cards": 3}', '["a list"]'):  # a meta/ folder of something else
         (tmp_path / "meta" / "other.json").write_text(other)
         assert scene_decks(tmp_path, tmp_path / "images" / "other.jpg") == {}
+
+
+def test_two_runs_are_compared_photo_by_photo_by_the_later_runs_labels() -> None:
+    before = {
+        "a.jpg": ({"AC", "2C"}, {"AC", "KS"}),
+        "b.jpg": ({"3C"}, {"3C"}),
+        "c.jpg": ({"4C"}, set()),
+    }
+    after = {
+        "a.jpg": ({"AC", "2C"}, {"AC", "2C", "QH"}),
+        "b.jpg": ({"3C"}, set()),
+        "d.jpg": ({"5C"}, set()),
+    }
+    assert compare_runs(before, after) == {
+        "photos_compared": 2,
+        "photos_in_one_run_only": 2,
+        "cards_gained": 1,
+        "cards_lost": 1,
+        "cards_wrong_added": 1,
+        "cards_wrong_dropped": 1,
+        "changed": [
+            {"image": "a.jpg", "gained": ["2C"], "lost": [], "wrong_added": ["QH"],
+             "wrong_dropped": ["KS"]},
+            {"image": "b.jpg", "gained": [], "lost": ["3C"], "wrong_added": [],
+             "wrong_dropped": []},
+        ],
+    }  # fmt: skip
+
+
+def test_an_earlier_run_to_compare_against_must_be_an_eval_folder(tmp_path: Path) -> None:
+    with pytest.raises(EvaluationError, match=f"no photos.json in {tmp_path}"):
+        load_photos(tmp_path)
+    for bad in ("not json", '[{"image": "a.jpg"}]', '["a.jpg"]'):
+        (tmp_path / "photos.json").write_text(bad)
+        with pytest.raises(EvaluationError, match="does not list photos"):
+            load_photos(tmp_path)
+
+
+def test_cribcam_eval_against_an_earlier_run_writes_what_changed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Read once at one look and again with the closer look, the large sample table gains
+    cards and loses none."""
+    assert main(["eval", str(SAMPLES), "--out", str(tmp_path / "one"), "--one-look"]) == 0
+    argv = ["eval", str(SAMPLES), "--out", str(tmp_path / "two"), "--against"]
+    assert main([*argv, str(tmp_path / "one")]) == 0
+    comparison = json.loads((tmp_path / "two" / "against.json").read_text())
+    assert comparison["photos_compared"] == len(_classes(SAMPLES))
+    assert comparison["cards_gained"] >= 2 and comparison["cards_lost"] == 0
+    assert [c["image"] for c in comparison["changed"]] == ["syn1280_77_000067.jpg"]
+    capsys.readouterr()
+    assert main([*argv, str(tmp_path / "nowhere")]) == 2
+    assert f"no photos.json in {tmp_path / 'nowhere'}" in capsys.readouterr().err
