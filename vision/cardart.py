@@ -1202,24 +1202,6 @@ def load_deck(deck_dir: Path | str, only_ok: bool = False) -> tuple[DeckArt, dic
     return art, faces
 
 
-def recheck_deck(deck_dir: Path | str) -> DeckArt:
-    """Re-find and re-check the index boxes of an already rendered deck (no re-rendering)."""
-    d = Path(deck_dir)
-    old = DeckArt.from_json(json.loads((d / "boxes.json").read_text()))
-    faces = {
-        c: np.asarray(Image.open(d / f"{c}.png").convert("RGBA"))
-        for c in CLASSES
-        if (d / f"{c}.png").exists()
-    }
-    extra = [p for p in old.problems if ": size " in p]
-    meta = old.meta
-    if not meta and old.name in (kde := find_kde_decks()):
-        meta = _kde_meta(kde[old.name])
-    art = judge_deck(old.name, faces, old.size, extra, old.backs, meta)
-    (d / "boxes.json").write_text(json.dumps(art.to_json(), indent=1))
-    return art
-
-
 def iter_deck_dirs(root: Path | str, only_ok: bool = True, partial: bool = False) -> Iterator[Path]:
     """Deck folders under `root`: those whose boxes.json says ok (all 52 cards pass), or,
     with `partial`, usable (enough cards pass; load them with ``load_deck(d, only_ok=True)``);
