@@ -7,8 +7,9 @@ down by the pixel size of each card's largest index, by deck design where the fo
 `cribcam synth` set (its `meta/` names each card's deck), and given again for the cards in
 view: a card whose every labelled box reaches the frame's edge is then neither required nor,
 read, held against the reader (the app reads a cut index only when surer than a whole one). The
-card-set figures come with 95 % intervals from resampling whole photos. Works for any folder of
-YOLO-labelled photos (corner or whole-card boxes: identities are compared per image).
+card-set figures come with 95 % intervals from resampling whole photos, and two runs can be
+compared photo by photo (`compare_runs`). Works for any folder of YOLO-labelled photos (corner
+or whole-card boxes: identities are compared per image).
 """
 
 from __future__ import annotations
@@ -297,7 +298,7 @@ def load_photos(folder: Path) -> dict[str, tuple[frozenset[str], frozenset[str]]
     try:
         entries = json.loads(path.read_text())
         return {e["image"]: (frozenset(e["there"]), frozenset(e["read"])) for e in entries}
-    except FileNotFoundError as error:
+    except OSError as error:
         message = f"no {PHOTOS_FILE} in {folder}: not a cribcam eval --out folder"
         raise EvaluationError(message) from error
     except (ValueError, LookupError, TypeError) as error:

@@ -249,6 +249,9 @@ def test_two_runs_are_compared_photo_by_photo_by_the_later_runs_labels() -> None
 def test_an_earlier_run_to_compare_against_must_be_an_eval_folder(tmp_path: Path) -> None:
     with pytest.raises(EvaluationError, match=f"no photos.json in {tmp_path}"):
         load_photos(tmp_path)
+    (tmp_path / "report.json").write_text("{}")  # a file given for the folder
+    with pytest.raises(EvaluationError, match=r"no photos\.json in"):
+        load_photos(tmp_path / "report.json")
     for bad in ("not json", '[{"image": "a.jpg"}]', '["a.jpg"]'):
         (tmp_path / "photos.json").write_text(bad)
         with pytest.raises(EvaluationError, match="does not list photos"):
