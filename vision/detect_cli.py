@@ -116,9 +116,13 @@ def _split_options(parser: argparse.ArgumentParser, default_part: str) -> None:
 def _split_names(args: argparse.Namespace) -> list[str] | None:
     if not args.split:
         return None
-    parts = json.loads(args.split.read_text())
-    if args.part not in parts:
-        raise SystemExit(f"{args.split} has no part {args.part!r}; it has {', '.join(parts)}")
+    try:
+        parts = json.loads(args.split.read_text())
+    except (OSError, ValueError) as error:
+        raise SystemExit(f"cannot read the split {args.split}: {error}") from error
+    if not isinstance(parts, dict) or args.part not in parts:
+        found = ", ".join(parts) if isinstance(parts, dict) and parts else "none"
+        raise SystemExit(f"{args.split} has no part {args.part!r}; its parts: {found}")
     return list(parts[args.part])
 
 

@@ -221,6 +221,9 @@ def evaluate(
     relabel: Path | None = None,
 ) -> Report:
     """Read every labelled photo of a YOLO folder (images/, labels/) and compare."""
+    if not photo_files(dataset, names):
+        chosen = " named in the split" if names is not None else ""
+        raise EvaluationError(f"no photos{chosen} in {dataset / 'images'} (*.jpg, *.png)")
     report = Report()
     for path, frame, truth in labelled_photos(dataset, names, relabel):
         found = reader.read(frame)

@@ -273,3 +273,20 @@ def test_cribcam_eval_against_an_earlier_run_writes_what_changed(
     capsys.readouterr()
     assert main([*argv, str(tmp_path / "nowhere")]) == 2
     assert f"no photos.json in {tmp_path / 'nowhere'}" in capsys.readouterr().err
+
+
+def test_cribcam_eval_names_a_folder_without_photos_and_a_split_it_cannot_use(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = ["--out", str(tmp_path / "out")]
+    for folder in (tmp_path / "nowhere", tmp_path):
+        assert main(["eval", str(folder), *out]) == 2
+        assert f"no photos in {folder / 'images'}" in capsys.readouterr().err
+    split = tmp_path / "split.json"
+    split.write_text(json.dumps({"holdout": ["not-a-sample.jpg"]}))
+    assert main(["eval", str(SAMPLES), "--split", str(split), *out]) == 2
+    assert "no photos named in the split" in capsys.readouterr().err
+    for text, message in (("{}", "has no part 'holdout'; its parts: none"), ("[", "cannot read")):
+        split.write_text(text)
+        with pytest.raises(SystemExit, match=message):
+            main(["eval", str(SAMPLES), "--split", str(split), *out])
