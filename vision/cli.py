@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 from vision import fontdecks
 
 DEFAULT_ART = Path("datasets/cardart")
+#: The smallest scene `cribcam synth` draws: its indices are then 3-16 px (8-40 at 640).
+MIN_SCENE_SIZE = 256
 DECKS_CONFIG = Path(__file__).resolve().parent.parent / "datasets" / "decks.json"
 
 
@@ -37,6 +40,11 @@ def _run_synth(args: argparse.Namespace) -> int:
 
     dirs = list(iter_deck_dirs(args.art, partial=True))
     if args.decks:
+        unknown = sorted(set(args.decks) - {d.name for d in dirs})
+        if unknown and dirs:
+            names = ", ".join(d.name for d in dirs)
+            print(f"cribcam synth: no usable deck {', '.join(unknown)} in {args.art}: {names}")
+            return 2
         dirs = [d for d in dirs if d.name in set(args.decks)]
     elif not args.include_held_out:
         skip = held_out()
@@ -53,6 +61,21 @@ def _run_synth(args: argparse.Namespace) -> int:
     boxes = generate(args.out_dir, args.count, args.seed, dirs, config, start=args.start)
     print(f"{args.count} scenes, {boxes} labelled corner indices -> {args.out_dir}")
     return 0
+
+
+def at_least(least: int) -> Callable[[str], int]:
+    """An argparse type: an int of at least `least`."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"{value} is under {least}")
+        return value
+
+    return parse
 
 
 def frame_size(text: str) -> tuple[int, int]:
@@ -76,14 +99,16 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
 
     s = commands.add_parser("synth", help="generate synthetic table scenes with YOLO labels")
     s.add_argument("out_dir", type=Path)
-    s.add_argument("--count", type=int, default=100)
+    s.add_argument("--count", type=at_least(1), default=100)
     s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--start", type=int, default=0, help="first scene index (to extend a set)")
+    s.add_argument(
+        "--start", type=at_least(0), default=0, help="first scene index (to extend a set)"
+    )
     s.add_argument(
         "--size",
-        type=int,
+        type=at_least(MIN_SCENE_SIZE),
         default=640,
-        help="frame width; index heights scale with it (8-40 px at 640)",
+        help=f"frame width, {MIN_SCENE_SIZE} or more (index heights scale: 8-40 px at 640)",
     )
     s.add_argument(
         "--frame",

@@ -330,3 +330,11 @@ def test_cribcam_synth_writes_camera_frames(
     assert "'wide' is not WxH" in capsys.readouterr().err
     assert main([*argv, "--keyboard", "1.5", "--decks", "standard"]) == 2
     assert "keyboard 1.5 is not a probability" in capsys.readouterr().out
+    assert main([*argv, "--decks", "standard", "nosuch"]) == 2
+    assert "no usable deck nosuch in" in capsys.readouterr().out
+    refused = [("--count", "0", "0 is under 1"), ("--start", "-1", "-1 is under 0"),
+               ("--size", "100", "100 is under 256")]  # fmt: skip
+    for option, value, message in refused:
+        with pytest.raises(SystemExit):
+            main([*argv, option, value])
+        assert message in capsys.readouterr().err
