@@ -39,3 +39,7 @@ class WeightsError(VisionError, ValueError):
 
 class EvaluationError(VisionError, ValueError):
     """A previous evaluation to compare against that is missing or is not one."""
+
+
+class TrainingError(VisionError, ValueError):
+    """Training asked of something that is not there: a missing set, weights or time budget."""

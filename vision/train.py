@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.errors import WeightsError
+from vision.errors import TrainingError, WeightsError
 
 #: Where ultralytics keeps its settings (instead of the user's home).
 CONFIG_DIR = Path(os.environ.get("CRIBCAM_YOLO_CONFIG", "runs/ultralytics-config")).resolve()
@@ -77,7 +77,15 @@ def train_stage(
 
     Ultralytics fits its schedule to `hours`; `resume` continues an interrupted run from its
     last.pt. results.csv and the curves are written beside the weights. Returns best.pt.
+    Checked before ultralytics starts: it would try to download a data set it cannot find.
     """
+    if hours <= 0:
+        raise TrainingError(f"the time budget must be more than 0 hours, got {hours}")
+    needed = data / "train" if stage == "reader" else data
+    if not needed.exists():
+        raise TrainingError(f"no {stage} training set at {needed}: made by `cribcam train sets`")
+    if init is not None and not init.is_file():
+        raise TrainingError(f"no weights to start from at {init}")
     yolo = offline_ultralytics()
     last = project / stage / "weights" / "last.pt"
     if resume and last.exists():
@@ -140,6 +148,8 @@ def export_onnx(
     """Export weights to ONNX (opset 17, NMS-free head where there is one); `dynamic` lets the
     reader take every crop of a frame in one batch; `half_weights` stores the weights in half
     precision (`store_weights_half`)."""
+    if not weights.is_file():
+        raise TrainingError(f"no weights to export at {weights}: train that stage first")
     yolo = offline_ultralytics()
     model = yolo(str(weights))
     exported = Path(model.export(format="onnx", imgsz=imgsz, opset=17, simplify=True,

@@ -18,6 +18,7 @@ import json
 from pathlib import Path
 
 from vision.detector import DEFAULT_DETECTOR_SIDE, DETECTOR_FILE, MODELS_DIR, READER_FILE
+from vision.errors import TrainingError
 
 DEV_REAL = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets" / "dev-real"
 SPLIT = Path(__file__).resolve().parent.parent / "datasets" / "dev-real-split.json"
@@ -63,7 +64,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def run_sets(args: argparse.Namespace) -> int:
     from vision.trainsets import build_sets, build_windows
 
-    real_train = json.loads(args.split.read_text())["train"]
+    for folder in (*args.synth, args.synth_val, args.real):
+        if not (folder / "images").is_dir():
+            raise TrainingError(f"no images/ in {folder}: not a cribcam synth or YOLO folder")
+    try:
+        real_train = json.loads(args.split.read_text())["train"]
+    except (OSError, ValueError, LookupError, TypeError) as error:
+        raise TrainingError(f"no train part in the split {args.split}: {error}") from error
     if args.cards:
         counts = build_windows(args.synth, args.synth_val, args.real, real_train,
                                args.out / "cards", card_classes=True,

@@ -10,9 +10,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from cribcam.cli import main
 from vision import train
 from vision.detector import MODELS_DIR, load_model
-from vision.errors import WeightsError
+from vision.errors import TrainingError, WeightsError
 from vision.train import (
     READER_ARGS,
     blend_weights,
@@ -37,6 +38,7 @@ def test_a_stage_trains_with_its_settings_and_the_learning_rate_asked_for(
             calls.append((self.weights, settings))
 
     monkeypatch.setattr(train, "offline_ultralytics", lambda: FakeYolo)
+    (tmp_path / "reader" / "train").mkdir(parents=True)
     best = train_stage("reader", tmp_path / "reader", tmp_path / "runs", hours=0.5,
                        init=MODELS_DIR / "reader.pt", lr=lr)  # fmt: skip
     assert best == tmp_path / "runs" / "reader" / "weights" / "best.pt"
@@ -44,6 +46,30 @@ def test_a_stage_trains_with_its_settings_and_the_learning_rate_asked_for(
     assert weights == str(MODELS_DIR / "reader.pt") and settings["pretrained"]
     assert settings["time"] == 0.5 and settings["imgsz"] == READER_ARGS["imgsz"]
     assert settings["lr0"] == (lr if lr is not None else READER_ARGS["lr0"])
+
+
+def test_training_what_is_not_there_is_refused_before_ultralytics_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ultralytics would look for a missing data set online; a budget of no time, weights that
+    are not there and a set that was never made are named instead."""
+    monkeypatch.setattr(train, "offline_ultralytics", lambda: pytest.fail("ultralytics started"))
+    (tmp_path / "detector").mkdir()
+    (tmp_path / "detector" / "data.yaml").write_text("path: .\n")
+    refused = [
+        ("reader", {"hours": 1.0}, "no reader training set at"),
+        ("detector", {"hours": 0.0}, "more than 0 hours, got 0.0"),
+        ("detector", {"hours": 1.0, "init": tmp_path / "none.pt"}, "no weights to start from"),
+    ]
+    for stage, settings, message in refused:
+        data = tmp_path / ("reader" if stage == "reader" else "detector/data.yaml")
+        with pytest.raises(TrainingError, match=message):
+            train_stage(stage, data, tmp_path / "runs", **settings)
+    with pytest.raises(TrainingError, match="no weights to export at"):
+        export_onnx(tmp_path / "best.pt", tmp_path / "out.onnx", imgsz=64)
+    argv = ["train", "sets", str(tmp_path / "out"), "--synth", str(tmp_path / "none")]
+    assert main([*argv, "--synth-val", str(tmp_path)]) == 2
+    assert f"no images/ in {tmp_path / 'none'}" in capsys.readouterr().err
 
 
 def test_export_writes_only_the_target(tmp_path: Path) -> None:
