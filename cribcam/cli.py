@@ -36,7 +36,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         result: int = args.run(args)
-    except (CribbageError, VisionError) as error:
+    except (CribbageError, VisionError, OSError) as error:  # OSError: a path that cannot be used
         print(f"cribcam {args.command}: error: {error}", file=sys.stderr)
         return 2
     return result

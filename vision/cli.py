@@ -78,6 +78,15 @@ def at_least(least: int) -> Callable[[str], int]:
     return parse
 
 
+def output_folder(text: str) -> Path:
+    """An argparse type: a folder to write into, made when missing; refused, before any work,
+    where a file of that name is in the way."""
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a file, not a folder")
+    return path
+
+
 def frame_size(text: str) -> tuple[int, int]:
     """``WxH`` as two positive ints (argparse type)."""
     try:
@@ -92,13 +101,13 @@ def frame_size(text: str) -> tuple[int, int]:
 def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add the vision subcommands to the `cribcam` parser."""
     p = commands.add_parser("cardart", help="render the installed SVG card decks to PNG faces")
-    p.add_argument("out_dir", nargs="?", type=Path, default=DEFAULT_ART)
+    p.add_argument("out_dir", nargs="?", type=output_folder, default=DEFAULT_ART)
     p.add_argument("--decks", nargs="*", help="deck names (default: all installed)")
     p.add_argument("--height", type=int, default=350, help="face height in px")
     p.set_defaults(run=_run_cardart)
 
     s = commands.add_parser("synth", help="generate synthetic table scenes with YOLO labels")
-    s.add_argument("out_dir", type=Path)
+    s.add_argument("out_dir", type=output_folder)
     s.add_argument("--count", type=at_least(1), default=100)
     s.add_argument("--seed", type=int, default=0)
     s.add_argument(

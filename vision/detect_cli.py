@@ -13,6 +13,7 @@ import cv2
 
 from scorer.cards import parse_card
 from vision.cards_from_detections import FrameCards
+from vision.cli import output_folder
 from vision.detector import (
     MODELS_DIR,
     CardReader,
@@ -35,7 +36,10 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     detect.add_argument("images", nargs="+", type=Path, help="image files")
     detect.add_argument("--json", action="store_true", help="one JSON line per image")
     detect.add_argument(
-        "--annotate", type=Path, metavar="OUTDIR", help="also write each image with the cards drawn"
+        "--annotate",
+        type=output_folder,
+        metavar="OUTDIR",
+        help="also write each image with the cards drawn",
     )
     detect.add_argument("--models", type=Path, default=MODELS_DIR, help="model folder")
     detect.add_argument(
@@ -70,7 +74,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     _split_options(evaluate, default_part="holdout")
     evaluate.add_argument(
         "--out",
-        type=Path,
+        type=output_folder,
         default=Path("eval-out"),
         help="folder for the report, each photo's cards, confusion matrix and worst images",
     )

@@ -81,3 +81,26 @@ def test_annotate_draws_the_cards_read_and_seats_add_roles(
     changed = np.abs(drawn.astype(int) - photo.astype(int)).max(axis=2) > 60
     x1, y1, x2, _ = (int(v) for v in answer["cards"][0]["box"])
     assert changed[y1 - 1 : y1 + 2, x1:x2].mean() > 0.5  # the card's box is drawn
+
+
+def test_a_file_where_an_output_folder_should_be_is_refused_before_any_reading(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    in_the_way = tmp_path / "report.txt"
+    in_the_way.write_text("not a folder")
+    for argv in (["detect", str(PHOTOS[0]), "--annotate"], ["eval", str(SAMPLES), "--out"]):
+        with pytest.raises(SystemExit):
+            main([*argv, str(in_the_way)])
+        assert f"{in_the_way} is a file, not a folder" in capsys.readouterr().err
+    assert in_the_way.read_text() == "not a folder"
+
+
+def test_a_path_that_cannot_be_written_is_an_error_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Writing under a file fails in the operating system; the command names the path."""
+    (tmp_path / "file").write_text("")
+    assert main(["fontdecks", str(tmp_path / "file"), "--count", "1"]) == 2
+    assert f"cribcam fontdecks: error: [Errno 20] Not a directory: '{tmp_path}/file" in (
+        capsys.readouterr().err
+    )
