@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import enum
 import http.client
+import io
 import threading
 import time
 import urllib.request
+import warnings
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -28,12 +30,17 @@ from typing import Protocol, cast
 import cv2
 import numpy as np
 import numpy.typing as npt
+import PIL.Image
 
 from vision.errors import BadImageError, SourceError, SourceOpenError
 
 Image = npt.NDArray[np.uint8]
 
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"})
+#: The most pixels an image may decode to: a 108-megapixel phone photo and an 8K frame fit. A
+#: few hundred kB of PNG can claim 400 megapixels (1.2 GB to decode, 6 s here); such an image is
+#: refused from its header, before decoding. (Under PIL's own limit, which refuses more.)
+MAX_IMAGE_PIXELS = 150_000_000
 
 
 @dataclass(frozen=True, eq=False)
@@ -94,14 +101,33 @@ class Backoff:
 
 
 def decode_image(data: bytes) -> Image:
-    """Decode JPEG/PNG bytes into a BGR image; raise `BadImageError` if they are not one."""
+    """Decode JPEG/PNG bytes into a BGR image; raise `BadImageError` if they are not one, or
+    one of more than `MAX_IMAGE_PIXELS`."""
     if not isinstance(data, bytes | bytearray | memoryview) or len(data) == 0:
         raise BadImageError("no image bytes")
+    _refuse_huge(data)
     image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     if image is None or image.size == 0:
         head = bytes(data[:8]).hex(" ")
         raise BadImageError(f"{len(data)} bytes (starting {head}) are not a decodable image")
     return np.asarray(image, dtype=np.uint8)
+
+
+def _refuse_huge(data: bytes) -> None:
+    """Refuse an image of more than `MAX_IMAGE_PIXELS` from its header, without decoding it; a
+    header that does not tell is left to the decoder."""
+    too_large = f"the image is more than {MAX_IMAGE_PIXELS // 10**6} megapixels"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PIL.Image.DecompressionBombWarning)
+        try:
+            with PIL.Image.open(io.BytesIO(data)) as image:
+                width, height = image.size
+        except PIL.Image.DecompressionBombError:  # beyond PIL's own limit, which is above ours
+            raise BadImageError(too_large) from None
+        except (OSError, ValueError, SyntaxError):
+            return
+    if width * height > MAX_IMAGE_PIXELS:
+        raise BadImageError(f"{too_large}: {width} x {height}")
 
 
 def read_image(path: Path) -> Image:
