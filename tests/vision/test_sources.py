@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 import time
-import zlib
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -15,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from tests.helpers import png_claiming
 from vision.errors import BadImageError, SourceError, SourceOpenError
 from vision.sources import (
     MAX_IMAGE_PIXELS,
@@ -118,17 +118,6 @@ def test_decode_rejects_bad_bytes() -> None:
             decode_image(bad)
 
 
-def _png_header(width: int, height: int) -> bytes:
-    """A PNG that claims `width` x `height` pixels and holds none (a few dozen bytes)."""
-
-    def chunk(kind: bytes, body: bytes) -> bytes:
-        crc = zlib.crc32(kind + body).to_bytes(4, "big")
-        return len(body).to_bytes(4, "big") + kind + body + crc
-
-    header = width.to_bytes(4, "big") + height.to_bytes(4, "big") + bytes([8, 0, 0, 0, 0])
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IEND", b"")
-
-
 @pytest.mark.parametrize(("width", "height"), [(13_000, 12_000), (20_000, 20_000)])
 def test_an_image_claiming_too_many_pixels_is_refused_before_decoding(
     width: int, height: int
@@ -136,9 +125,9 @@ def test_an_image_claiming_too_many_pixels_is_refused_before_decoding(
     """156 megapixels (over `MAX_IMAGE_PIXELS`) and 400 (over PIL's own limit too) are refused
     by their headers; 144 megapixels pass the check, and the decoder finds no pixel data."""
     with pytest.raises(BadImageError, match=f"more than {MAX_IMAGE_PIXELS // 10**6} megapixels"):
-        decode_image(_png_header(width, height))
+        decode_image(png_claiming(width, height))
     with pytest.raises(BadImageError, match="not a decodable image"):
-        decode_image(_png_header(12_000, 12_000))
+        decode_image(png_claiming(12_000, 12_000))
 
 
 def test_push_source_keeps_newest_frame_and_rejects_bad_bytes() -> None:

@@ -10,7 +10,9 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from tests.helpers import png_claiming
 from tests.webui.conftest import HANDS, Act, play_to_pegging
+from vision.detector import PhotoReader
 
 JPEG = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + b"\x00" * 32 + b"\xff\xd9"
 
@@ -103,6 +105,15 @@ def test_detect_refuses_bad_uploads(
     response = client.post("/api/detect", data=data, content_type=content_type)
     assert response.status_code == status
     assert fragment in response.json["error"]  # type: ignore[index]
+
+
+def test_detect_refuses_an_image_claiming_too_many_pixels(app: Flask) -> None:
+    """The app's own reader refuses it from its header: no decoding, no model loaded."""
+    app.config["DETECTOR"] = PhotoReader()
+    huge = png_claiming(20_000, 20_000)
+    response = app.test_client().post("/api/detect", data=huge, content_type="image/png")
+    assert response.status_code == 400
+    assert "more than 150 megapixels" in response.json["error"]  # type: ignore[index]
 
 
 def test_create_and_get_a_game(client: FlaskClient) -> None:
