@@ -126,7 +126,7 @@ def _split_names(args: argparse.Namespace) -> list[str] | None:
         raise SystemExit(f"cannot read the split {args.split}: {error}") from error
     if not isinstance(parts, dict) or args.part not in parts:
         found = ", ".join(parts) if isinstance(parts, dict) and parts else "none"
-        raise SystemExit(f"{args.split} has no part {args.part!r}; its parts: {found}")
+        raise SystemExit(f"{args.split} has no part {args.part!r}; it has {found}")
     return list(parts[args.part])
 
 
