@@ -14,10 +14,10 @@ from __future__ import annotations
 import enum
 import http.client
 import io
+import struct
 import threading
 import time
 import urllib.request
-import warnings
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -30,7 +30,10 @@ from typing import Protocol, cast
 import cv2
 import numpy as np
 import numpy.typing as npt
-import PIL.Image
+import PIL.ImageFile
+import PIL.JpegImagePlugin
+import PIL.PngImagePlugin
+import PIL.WebPImagePlugin
 
 from vision.errors import BadImageError, SourceError, SourceOpenError
 
@@ -39,8 +42,16 @@ Image = npt.NDArray[np.uint8]
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"})
 #: The most pixels an image may decode to: a 108-megapixel phone photo and an 8K frame fit. A
 #: few hundred kB of PNG can claim 400 megapixels (1.2 GB to decode, 6 s here); such an image is
-#: refused from its header, before decoding. (Under PIL's own limit, which refuses more.)
+#: refused from its header, before decoding.
 MAX_IMAGE_PIXELS = 150_000_000
+#: Header readers by the bytes a file starts with. Called directly, not through `PIL.Image.open`,
+#: which ultralytics replaces once imported (a deck tune imports it) with one that tries to
+#: install a HEIF plugin when it meets bytes it cannot identify.
+_HEADER_READERS: tuple[tuple[bytes, type[PIL.ImageFile.ImageFile]], ...] = (
+    (b"\xff\xd8\xff", PIL.JpegImagePlugin.JpegImageFile),
+    (b"\x89PNG", PIL.PngImagePlugin.PngImageFile),
+    (b"RIFF", PIL.WebPImagePlugin.WebPImageFile),
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -115,19 +126,20 @@ def decode_image(data: bytes) -> Image:
 
 def _refuse_huge(data: bytes) -> None:
     """Refuse an image of more than `MAX_IMAGE_PIXELS` from its header, without decoding it; a
-    header that does not tell is left to the decoder."""
-    too_large = f"the image is more than {MAX_IMAGE_PIXELS // 10**6} megapixels"
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PIL.Image.DecompressionBombWarning)
-        try:
-            with PIL.Image.open(io.BytesIO(data)) as image:
-                width, height = image.size
-        except PIL.Image.DecompressionBombError:  # beyond PIL's own limit, which is above ours
-            raise BadImageError(too_large) from None
-        except (OSError, ValueError, SyntaxError):
+    header that does not tell (another format, a broken header) is left to the decoder."""
+    header = bytes(data[:4])
+    for start, reader in _HEADER_READERS:
+        if header.startswith(start):
+            try:
+                width, height = reader(io.BytesIO(data)).size
+            except (OSError, ValueError, SyntaxError, EOFError, struct.error):
+                return
+            if width * height > MAX_IMAGE_PIXELS:
+                raise BadImageError(
+                    f"a {width} x {height} image is more than "
+                    f"{MAX_IMAGE_PIXELS // 10**6} megapixels"
+                )
             return
-    if width * height > MAX_IMAGE_PIXELS:
-        raise BadImageError(f"{too_large}: {width} x {height}")
 
 
 def read_image(path: Path) -> Image:

@@ -130,6 +130,21 @@ def test_an_image_claiming_too_many_pixels_is_refused_before_decoding(
         decode_image(png_claiming(12_000, 12_000))
 
 
+def test_the_pixel_check_does_not_go_through_pil_image_open(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ultralytics, once imported (a deck tune imports it), replaces `PIL.Image.open` with one
+    that tries to install a plugin for bytes it cannot identify; the check must not call it."""
+    import PIL.Image
+
+    monkeypatch.setattr(PIL.Image, "open", lambda *args, **kwargs: pytest.fail("Image.open"))
+    assert decode_image(jpeg(90)).shape == (48, 64, 3)
+    with pytest.raises(BadImageError, match="megapixels"):
+        decode_image(png_claiming(20_000, 20_000))
+    with pytest.raises(BadImageError, match="not a decodable image"):
+        decode_image(b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + bytes(32) + b"\xff\xd9")
+
+
 def test_push_source_keeps_newest_frame_and_rejects_bad_bytes() -> None:
     source = PushSource()
     assert source.status.state is SourceState.CONNECTING
