@@ -46,6 +46,8 @@ READER_FILE = "corner-reader.onnx"
 DEFAULT_DETECTOR_SIDE = 800
 #: YOLO's coarsest stride: a detector input's sides are multiples of it.
 STRIDE = 32
+#: The largest side asked of stage 1: a 4K camera frame's pixels (3840 x 2160 is 2880²) fit.
+MAX_DETECTOR_SIDE = 4096
 #: Image sizes an OpenVINO model keeps compiled (a camera gives one; photos a few).
 COMPILED_SIZES = 4
 #: A frame whose cards' median index is smaller (px) reads markedly worse: on the held-out
@@ -101,9 +103,12 @@ class LoadedModel(NamedTuple):
 
 
 def checked_side(side: int) -> int:
-    """A detector input side: YOLO's strides need a multiple of 32."""
-    if side < 64 or side % STRIDE:
-        raise ModelSizeError(f"detector size must be a multiple of 32 from 64, got {side}")
+    """A detector input side: YOLO's strides need a multiple of 32, and one past
+    `MAX_DETECTOR_SIDE` would enlarge every frame into an input of gigabytes."""
+    if not 64 <= side <= MAX_DETECTOR_SIDE or side % STRIDE:
+        raise ModelSizeError(
+            f"detector size must be a multiple of 32 from 64 to {MAX_DETECTOR_SIDE}, got {side}"
+        )
     return side
 
 

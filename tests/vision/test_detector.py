@@ -188,8 +188,8 @@ def test_a_closer_look_reads_at_about_one_and_a_half_times_the_side(side: int, c
     assert detector.closer_side is None
 
 
-@pytest.mark.parametrize("side", [0, 100, 650])
-def test_a_detector_side_off_the_stride_is_refused(side: int) -> None:
+@pytest.mark.parametrize("side", [0, 100, 650, 4128])
+def test_a_detector_side_off_the_stride_or_too_large_is_refused(side: int) -> None:
     with pytest.raises(ModelSizeError, match=str(side)):
         CardReader(detector_size=side)
 
