@@ -35,6 +35,7 @@ import numpy.typing as npt
 from PIL import Image
 
 from vision.detections import CLASS_NAMES
+from vision.errors import CardArtError
 
 SUITS = "CDHS"
 #: Class names in the order of dev-real's classes.txt: ids 0..51 (one list for the package).
@@ -46,6 +47,8 @@ DECKS_CONFIG = Path(__file__).resolve().parent.parent / "datasets" / "decks.json
 #: Ignored by git (inside the rendered-art folder); `fetch_npm_decks` fills it.
 NPM_CACHE = Path(__file__).resolve().parent.parent / "datasets" / "cardart" / "_npm"
 FACE_HEIGHT = 350
+#: The smallest face rendered: under it the corner indices are too few pixels to box.
+MIN_FACE_HEIGHT = 60
 KDE_SUIT = {"C": "club", "D": "diamond", "H": "heart", "S": "spade"}
 KDE_RANK = {"A": "1", "J": "jack", "Q": "queen", "K": "king"}
 
@@ -895,15 +898,21 @@ def render_all(
     """
     from tqdm import tqdm
 
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    if shutil.which("rsvg-convert") is None:
-        raise RuntimeError("rsvg-convert missing: apt-get install librsvg2-bin")
+    if height < MIN_FACE_HEIGHT:
+        raise CardArtError(f"face height {height} px is too small (at least {MIN_FACE_HEIGHT})")
     found = find_kde_decks(source)
     npm_names = [d.name for d in NPM_DECKS]
+    unknown = sorted(set(decks or ()) - set(found) - set(npm_names))
+    if unknown:
+        known = ", ".join(sorted({*found, *npm_names}))
+        raise CardArtError(f"no deck named {', '.join(unknown)}; the decks known here: {known}")
+    if shutil.which("rsvg-convert") is None:
+        raise CardArtError("rsvg-convert missing: apt-get install librsvg2-bin")
     names = [n for n in decks if n in found] if decks else list(found)
     if not found and not npm_dir:
-        raise RuntimeError(f"no decks in {source}: apt-get install kdegames-card-data-kf5")
+        raise CardArtError(f"no decks in {source}: apt-get install kdegames-card-data-kf5")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
     result: dict[str, DeckArt] = {}
     for name in tqdm(names, desc="decks", unit="deck"):
         result[name] = render_deck(name, found[name], out, height)

@@ -13,7 +13,7 @@ import cv2
 
 from scorer.cards import parse_card
 from vision.cards_from_detections import FrameCards
-from vision.cli import output_folder
+from vision.cli import at_least, output_folder
 from vision.detector import (
     MODELS_DIR,
     CardReader,
@@ -65,7 +65,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     watch.add_argument("--dealer", choices=SEATS, help="the dealer's seat (to find the crib)")
     watch.add_argument("--models", type=Path, default=MODELS_DIR, help="model folder")
-    watch.add_argument("--frames", type=int, help="stop after this many frames")
+    watch.add_argument("--frames", type=at_least(1), help="stop after this many frames")
     _deck_options(watch)
     watch.set_defaults(run=run_watch)
 

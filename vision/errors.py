@@ -43,3 +43,8 @@ class EvaluationError(VisionError, ValueError):
 
 class TrainingError(VisionError, ValueError):
     """Training asked of something that is not there: a missing set, weights or time budget."""
+
+
+class CardArtError(VisionError, RuntimeError):
+    """Card art that cannot be rendered as asked: a missing tool, an unknown deck, a face too
+    small to hold its indices."""

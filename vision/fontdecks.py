@@ -34,6 +34,7 @@ from PIL import Image, ImageDraw
 from vision.cardart import (
     CLASSES,
     FACE_HEIGHT,
+    MIN_FACE_HEIGHT,
     RGBA,
     Box,
     DeckArt,
@@ -408,8 +409,8 @@ def make_font_deck(
     `four_corners` forces indices in all four corners (True) or two (False) instead of the
     seed's choice, leaving every other choice as it was.
     """
-    if height < 60:
-        raise FontDeckError(f"face height {height} px is too small (at least 60)")
+    if height < MIN_FACE_HEIGHT:
+        raise FontDeckError(f"face height {height} px is too small (at least {MIN_FACE_HEIGHT})")
     usable = sorted({Path(f) for f in fonts if Path(f).is_file() and font_ok(str(f))})
     if not usable:
         given = ", ".join(str(f) for f in fonts) or "none"

@@ -28,7 +28,9 @@ from vision.cardart import (
     load_deck,
     mirrored_box,
     mirrored_corners,
+    render_all,
 )
+from vision.errors import CardArtError
 
 FIX = Path(__file__).parent / "fixtures"
 FACES = FIX / "cardart"
@@ -245,3 +247,12 @@ def test_a_mirrored_box_is_no_index_where_the_ink_differs() -> None:
     x0, y0, x1, y1 = boxes["tr"]
     face[y0:y1, x0:x1, :3] = 255  # the top-right index wiped
     assert set(mirrored_corners(face, {k: boxes[k] for k in ("tl", "br")})) == {"bl"}
+
+
+def test_rendering_refuses_an_unknown_deck_and_a_face_too_small(tmp_path: Path) -> None:
+    """Both are refused before anything is rendered or written (no rsvg-convert needed)."""
+    with pytest.raises(CardArtError, match="no deck named nosuch; the decks known here: npm-"):
+        render_all(tmp_path / "art", ["nosuch", "npm-letele"], source=tmp_path)
+    with pytest.raises(CardArtError, match="face height 40 px is too small"):
+        render_all(tmp_path / "art", height=40, source=tmp_path)
+    assert not (tmp_path / "art").exists()

@@ -93,6 +93,9 @@ def test_a_file_where_an_output_folder_should_be_is_refused_before_any_reading(
             main([*argv, str(in_the_way)])
         assert f"{in_the_way} is a file, not a folder" in capsys.readouterr().err
     assert in_the_way.read_text() == "not a folder"
+    with pytest.raises(SystemExit):
+        main(["watch", str(PHOTOS[0]), "--frames", "0"])
+    assert "--frames: 0 is under 1" in capsys.readouterr().err
 
 
 def test_a_path_that_cannot_be_written_is_an_error_not_a_traceback(
