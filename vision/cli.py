@@ -63,15 +63,16 @@ def _run_synth(args: argparse.Namespace) -> int:
     return 0
 
 
-def at_least(least: int) -> Callable[[str], int]:
-    """An argparse type: an int of at least `least`."""
+def at_least(least: float, kind: type[int] | type[float] = int) -> Callable[[str], float]:
+    """An argparse type: a number of `kind` (a whole one by default) of at least `least`."""
 
-    def parse(text: str) -> int:
+    def parse(text: str) -> float:
         try:
-            value = int(text)
+            value = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if value < least:
+            what = "a whole number" if kind is int else "a number"
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if not value >= least:  # also refuses nan
             raise argparse.ArgumentTypeError(f"{value} is under {least}")
         return value
 

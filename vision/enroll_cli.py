@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
+from vision.cli import at_least
 from vision.detector import MODELS_DIR, CardReader
 from vision.enroll import (
     READ_PX,
@@ -37,6 +38,9 @@ from vision.enroll import (
 from vision.profiles import ProfileStore, default_root
 from vision.sources import open_source, read_image
 
+#: A tune's budget: under a minute leaves it hardly any training after its 25-s reserve.
+TUNE_SECONDS = at_least(60, float)
+
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     enroll = commands.add_parser("enroll", help="teach cribcam your deck (shots -> deck profile)")
@@ -49,7 +53,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
                         help="corrections, e.g. 7=QH or 12=- (not a card)")  # fmt: skip
     enroll.add_argument("--yes", action="store_true", help="accept without asking")
     enroll.add_argument("--grid", type=Path, help="where to write the crop grid (JPEG)")
-    enroll.add_argument("--budget", type=float, default=180.0, help="tune seconds (180)")
+    enroll.add_argument("--budget", type=TUNE_SECONDS, default=180.0,
+                        help="tune seconds (180; at least 60)")  # fmt: skip
     enroll.add_argument("--use", action="store_true", help="make it the deck in use")
     _common(enroll)
     enroll.set_defaults(run=run_enroll)
@@ -78,7 +83,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     _common(correct)
     tune = steps.add_parser("tune", help="re-tune a deck, folding in game corrections")
     tune.add_argument("name")
-    tune.add_argument("--budget", type=float, default=180.0, help="tune seconds (180)")
+    tune.add_argument("--budget", type=TUNE_SECONDS, default=180.0,
+                      help="tune seconds (180; at least 60)")  # fmt: skip
     _common(tune)
     deck.set_defaults(run=run_deck)
 

@@ -20,6 +20,17 @@ from webui.tls import ensure_certificate, fingerprint, local_names
 DEFAULT_PORT = 8121
 
 
+def port_number(text: str) -> int:
+    """`--port`: a TCP port, 0 to 65535 (0: the system picks a free one)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"port {port} is not between 0 and 65535")
+    return port
+
+
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "serve",
@@ -27,7 +38,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         description="Serve the web companion. Without --lan it listens on 127.0.0.1 only.",
     )
     parser.add_argument("--host", help="address to listen on (default 127.0.0.1; --lan: 0.0.0.0)")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT,
+    parser.add_argument("--port", type=port_number, default=DEFAULT_PORT,
                         help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")  # fmt: skip
     parser.add_argument("--db", type=Path, help=f"games database (default {default_db()})")
     parser.add_argument("--camera", nargs="?", const="", metavar="SOURCE",

@@ -343,3 +343,15 @@ def test_deck_cli_lists_and_chooses(tmp_path: Path) -> None:
     run("deck", "use", "--base")
     run("deck", "delete", "club")
     assert store.names() == []
+
+
+def test_a_tune_budget_under_a_minute_is_refused_as_the_command_line_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cribcam.cli import build_parser
+
+    for argv in (["deck", "tune", "pub"], ["enroll", "pub", str(tmp_path / "shot.png")]):
+        with pytest.raises(SystemExit):
+            build_parser().parse_args([*argv, "--budget", "10"])
+        assert "--budget: 10.0 is under 60" in capsys.readouterr().err
+    assert build_parser().parse_args(["deck", "tune", "pub", "--budget", "90.5"]).budget == 90.5
