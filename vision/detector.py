@@ -475,7 +475,7 @@ def letterbox(
         out_w = out_h = size
     else:
         scale, (out_w, out_h) = input_shape(width, height, size, stride)
-    new_w, new_h = round(width * scale), round(height * scale)
+    new_w, new_h = max(1, round(width * scale)), max(1, round(height * scale))  # a sliver too
     resized = cv2.resize(frame, (new_w, new_h), interpolation=cv2.INTER_AREA)
     canvas = np.full((out_h, out_w, 3), 114, dtype=np.uint8)
     left, top = (out_w - new_w) // 2, (out_h - new_h) // 2
@@ -496,7 +496,7 @@ def input_shape(width: int, height: int, size: int, stride: int) -> tuple[float,
 
     def padded(side: int) -> tuple[int, int]:
         scale = side / longer
-        out_w, out_h = (-(-round(v * scale) // stride) * stride for v in (width, height))
+        out_w, out_h = (-(-max(1, round(v * scale)) // stride) * stride for v in (width, height))
         return out_w, out_h
 
     side = min(int(size * math.sqrt(longer / min(width, height))), 2 * size) // stride * stride

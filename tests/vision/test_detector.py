@@ -80,6 +80,17 @@ def test_a_wide_frame_gets_a_square_photos_pixels_padded_only_to_the_stride() ->
     assert square.shape == (1, 3, 800, 800) and scale == 0.625 and (left, top) == (0, 175)
 
 
+@pytest.mark.parametrize(("width", "height"), [(20_000, 2), (2, 20_000), (1, 1)])
+def test_a_sliver_or_a_dot_of_a_frame_is_read_without_error(
+    reader: CardReader, width: int, height: int
+) -> None:
+    """A 20,000 x 2 picture scales to under one pixel across; it is read (no card) at one."""
+    for stride in (None, 32):
+        batch, _, _ = letterbox(np.zeros((height, width, 3), np.uint8), 800, stride)
+        assert min(batch.shape[2:]) >= 1
+    assert reader.cards(np.zeros((height, width, 3), np.uint8)).cards == ()
+
+
 @pytest.mark.parametrize(
     ("width", "height", "shape"),
     [
