@@ -63,8 +63,11 @@ def _run_synth(args: argparse.Namespace) -> int:
     return 0
 
 
-def at_least(least: float, kind: type[int] | type[float] = int) -> Callable[[str], float]:
-    """An argparse type: a number of `kind` (a whole one by default) of at least `least`."""
+def at_least(
+    least: float, kind: type[int] | type[float] = int, most: float | None = None
+) -> Callable[[str], float]:
+    """An argparse type: a number of `kind` (a whole one by default) of at least `least` and,
+    given `most`, at most `most`."""
 
     def parse(text: str) -> float:
         try:
@@ -74,6 +77,8 @@ def at_least(least: float, kind: type[int] | type[float] = int) -> Callable[[str
             raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
         if not value >= least:  # also refuses nan
             raise argparse.ArgumentTypeError(f"{value} is under {least}")
+        if most is not None and value > most:
+            raise argparse.ArgumentTypeError(f"{value} is over {most}")
         return value
 
     return parse

@@ -24,6 +24,7 @@ from vision.detector import (
 )
 from vision.errors import BadImageError
 from vision.profiles import ProfileStore, default_root
+from vision.realsplit import split_part
 from vision.roles import Seat, TableLayout, assign_roles
 from vision.smoothing import TableSmoother
 from vision.sources import open_source, read_image
@@ -118,16 +119,7 @@ def _split_options(parser: argparse.ArgumentParser, default_part: str) -> None:
 
 
 def _split_names(args: argparse.Namespace) -> list[str] | None:
-    if not args.split:
-        return None
-    try:
-        parts = json.loads(args.split.read_text())
-    except (OSError, ValueError) as error:
-        raise SystemExit(f"cannot read the split {args.split}: {error}") from error
-    if not isinstance(parts, dict) or args.part not in parts:
-        found = ", ".join(parts) if isinstance(parts, dict) and parts else "none"
-        raise SystemExit(f"{args.split} has no part {args.part!r}; it has {found}")
-    return list(parts[args.part])
+    return split_part(args.split, args.part) if args.split else None
 
 
 def detector_side(text: str) -> int:

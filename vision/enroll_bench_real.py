@@ -15,7 +15,6 @@ so "before" already knows these decks a little.
 from __future__ import annotations
 
 import argparse
-import json
 import tempfile
 import time
 from collections.abc import Sequence
@@ -32,7 +31,7 @@ from vision.enroll import READ_PX, cut_patch
 from vision.enroll_bench import report
 from vision.evaluate import labelled_photos
 from vision.profiles import ProfileStore
-from vision.realsplit import read_shots
+from vision.realsplit import read_shots, split_part
 from vision.tune import TuneSettings, tune_profile
 
 Image = npt.NDArray[np.uint8]
@@ -117,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=float, default=180.0, help="tune seconds per deck")
     parser.add_argument("--out", type=Path, help="also write the results here (JSON)")
     args = parser.parse_args(argv)
-    split = json.loads(args.split.read_text())
+    split = {part: split_part(args.split, part) for part in ("train", "holdout")}
     settings = TuneSettings(budget_s=args.budget)
     return report(
         (

@@ -41,6 +41,10 @@ class EvaluationError(VisionError, ValueError):
     """A previous evaluation to compare against that is missing or is not one."""
 
 
+class SplitError(VisionError, ValueError):
+    """A train/holdout split file that cannot be read or lacks the part asked for."""
+
+
 class TrainingError(VisionError, ValueError):
     """Training asked of something that is not there: a missing set, weights or time budget."""
 

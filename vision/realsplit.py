@@ -9,12 +9,15 @@ a held-out photo is ever trained on. The split is deterministic.
 from __future__ import annotations
 
 import csv
+import json
 import random
 import re
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+
+from vision.errors import SplitError
 
 #: Shots closer than this (seconds, or file numbers for phoneB) that share a card are one burst.
 BURST_GAP = {"phoneA": 60.0, "phoneB": 4.0, "webcam": 120.0}
@@ -95,3 +98,18 @@ def split(dataset: Path) -> dict[str, list[str]]:
             held += len(burst) if side == "holdout" else 0
             chosen[side].extend(shot.file for shot in burst)
     return {side: sorted(files) for side, files in chosen.items()}
+
+
+def split_part(split_file: Path, part: str) -> list[str]:
+    """The file names of one part of a split file (`{part: [file names]}`), as `split` writes."""
+    try:
+        parts = json.loads(split_file.read_text())
+    except (OSError, ValueError) as error:
+        raise SplitError(f"cannot read the split {split_file}: {error}") from error
+    if not isinstance(parts, dict) or part not in parts:
+        found = ", ".join(parts) if isinstance(parts, dict) and parts else "none"
+        raise SplitError(f"{split_file} has no part {part!r}; it has {found}")
+    names = parts[part]
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+        raise SplitError(f"{split_file}: part {part!r} is not a list of file names")
+    return names

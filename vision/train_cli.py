@@ -14,7 +14,6 @@ Training needs the `train` extra (ultralytics, torch); everything stays offline.
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from vision.detector import DEFAULT_DETECTOR_SIDE, DETECTOR_FILE, MODELS_DIR, READER_FILE
@@ -62,15 +61,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def run_sets(args: argparse.Namespace) -> int:
+    from vision.realsplit import split_part
     from vision.trainsets import build_sets, build_windows
 
     for folder in (*args.synth, args.synth_val, args.real):
         if not (folder / "images").is_dir():
             raise TrainingError(f"no images/ in {folder}: not a cribcam synth or YOLO folder")
-    try:
-        real_train = json.loads(args.split.read_text())["train"]
-    except (OSError, ValueError, LookupError, TypeError) as error:
-        raise TrainingError(f"no train part in the split {args.split}: {error}") from error
+    real_train = split_part(args.split, "train")
     if args.cards:
         counts = build_windows(args.synth, args.synth_val, args.real, real_train,
                                args.out / "cards", card_classes=True,

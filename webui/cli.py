@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from vision.cli import at_least
 from vision.detect_cli import reader_settings, reading_options
 from vision.detector import ModelMissingError, load_default_detector
 from webui.app import create_app, shutdown
@@ -20,15 +21,8 @@ from webui.tls import ensure_certificate, fingerprint, local_names
 DEFAULT_PORT = 8121
 
 
-def port_number(text: str) -> int:
-    """`--port`: a TCP port, 0 to 65535 (0: the system picks a free one)."""
-    try:
-        port = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"port {port} is not between 0 and 65535")
-    return port
+#: `--port`: a TCP port (0: the system picks a free one).
+PORT_NUMBER = at_least(0, most=65535)
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,7 +32,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         description="Serve the web companion. Without --lan it listens on 127.0.0.1 only.",
     )
     parser.add_argument("--host", help="address to listen on (default 127.0.0.1; --lan: 0.0.0.0)")
-    parser.add_argument("--port", type=port_number, default=DEFAULT_PORT,
+    parser.add_argument("--port", type=PORT_NUMBER, default=DEFAULT_PORT,
                         help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")  # fmt: skip
     parser.add_argument("--db", type=Path, help=f"games database (default {default_db()})")
     parser.add_argument("--camera", nargs="?", const="", metavar="SOURCE",

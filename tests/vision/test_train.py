@@ -70,6 +70,11 @@ def test_training_what_is_not_there_is_refused_before_ultralytics_starts(
     argv = ["train", "sets", str(tmp_path / "out"), "--synth", str(tmp_path / "none")]
     assert main([*argv, "--synth-val", str(tmp_path)]) == 2
     assert f"no images/ in {tmp_path / 'none'}" in capsys.readouterr().err
+    (tmp_path / "images").mkdir()
+    sets = ["--synth", str(tmp_path), "--synth-val", str(tmp_path), "--real", str(tmp_path)]
+    split = ["--split", str(tmp_path / "split.json")]
+    assert main(["train", "sets", str(tmp_path / "out"), *sets, *split]) == 2
+    assert f"cannot read the split {tmp_path / 'split.json'}" in capsys.readouterr().err
 
 
 def test_export_writes_only_the_target(tmp_path: Path) -> None:

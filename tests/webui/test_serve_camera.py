@@ -55,7 +55,8 @@ def test_the_reading_options_reach_the_reader_and_a_bad_size_stops_at_the_comman
     with pytest.raises(SystemExit):
         build_parser().parse_args([*db, "--detector-size", "650"])
     assert "multiple of 32" in capsys.readouterr().err
-    for port, message in (("99999", "port 99999 is not between 0 and 65535"), ("x", "not a port")):
+    refused = (("99999", "99999 is over 65535"), ("-1", "-1 is under 0"), ("x", "not a whole"))
+    for port, message in refused:
         with pytest.raises(SystemExit):
             build_parser().parse_args([*db, "--port", port])
         assert message in capsys.readouterr().err
