@@ -51,7 +51,8 @@ class ScoreCalibration:
             + self.box_weight * np.log(np.clip(box_scores, 1e-6, 1.0))
             + self.read_weight * np.log(np.clip(read_probabilities, 1e-6, 1.0))
         )
-        return (1.0 / (1.0 + np.exp(-logit))).astype(np.float32)
+        # Clipped: a reading the reader rules out (ln 1e-6 × read_weight) would overflow exp.
+        return (1.0 / (1.0 + np.exp(-np.clip(logit, -80.0, 80.0)))).astype(np.float32)
 
     def kept(self, scores: FloatArray, at_edge: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
         """Which readings to keep: all but those at the frame's edge under `edge_threshold`."""

@@ -48,6 +48,15 @@ def test_scores_rise_with_either_stage() -> None:
     assert 0 < scores[0] < scores[1] < scores[2] < 1
 
 
+def test_a_reading_ruled_out_scores_zero_without_overflow() -> None:
+    """The shipped read weight (about 20) times ln 1e-6 is a logit near -270: exp overflowed
+    and numpy warned on every frame that had such a reading."""
+    calibration = ScoreCalibration(5.1, 1.4, 19.6, 0.88)
+    with np.errstate(over="raise"):
+        scores = calibration.score(np.array([0.5], np.float32), np.array([1e-9], np.float32))
+    assert 0 <= scores[0] < 1e-30
+
+
 def test_the_lowest_threshold_reaching_the_target_is_chosen() -> None:
     precision = {0.3: 0.90, 0.4: 0.97, 0.5: 0.99, 0.6: 0.985}
     assert choose_threshold(precision.__getitem__, 0.98, precision) == 0.5
