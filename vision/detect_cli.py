@@ -87,6 +87,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     reading_options(evaluate)
     evaluate.set_defaults(run=run_eval)
 
+    pool = commands.add_parser(
+        "pool", help="pool several evaluations' photos into one figure (draws of a set)"
+    )
+    pool.add_argument("runs", type=Path, nargs="+", metavar="EVAL_OUT", help="eval --out folders")
+    pool.set_defaults(run=run_pool)
+
     calibrate = commands.add_parser(
         "calibrate", help="fit how the two stages' scores combine, on labelled photos"
     )
@@ -256,12 +262,12 @@ def run_eval(args: argparse.Namespace) -> int:
         PHOTOS_FILE,
         compare_runs,
         evaluate,
-        load_photos,
+        read_photos,
         save_confusion_png,
         save_worst_grid,
     )
 
-    earlier = load_photos(args.against) if args.against else None  # a bad folder fails first
+    earlier = read_photos(args.against) if args.against else None  # a bad folder fails first
     reader = CardReader(args.models, **reader_settings(args))
     report = evaluate(reader, args.dataset, _split_names(args), args.relabel)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -273,10 +279,18 @@ def run_eval(args: argparse.Namespace) -> int:
     shown = {k: v for k, v in summary.items() if k != "per_class_recall"}
     if earlier is not None:
         now = {r.name: (r.truth_cards, r.read_cards) for r in report.images}
-        comparison = {"against": str(args.against), **compare_runs(earlier, now)}
+        before = {photo.image: (photo.there, photo.read) for photo in earlier}
+        comparison = {"against": str(args.against), **compare_runs(before, now)}
         (args.out / "against.json").write_text(json.dumps(comparison, indent=1))
         shown["against"] = {k: v for k, v in comparison.items() if k != "changed"}
     print(json.dumps(shown, indent=1))
+    return 0
+
+
+def run_pool(args: argparse.Namespace) -> int:
+    from vision.evaluate import pooled_figures
+
+    print(json.dumps(pooled_figures(args.runs), indent=1))
     return 0
 
 

@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import cv2
 import numpy as np
@@ -142,7 +142,7 @@ class Report:
     def summary(self) -> dict[str, Any]:
         every = [(r.truth_cards, r.read_cards) for r in self.images]
         seen = [r.in_view() for r in self.images]
-        counts, in_view = CardSetCounts.of(every), CardSetCounts.of(seen)
+        counts = CardSetCounts.of(every)
         ap, recall = corner_metrics(self.images)
         confusions = confusion_counts(self.images)
         return {
@@ -161,12 +161,7 @@ class Report:
             "card_set_interval_95": card_set_intervals(every),
             "recall_by_index_size": recall_by_index_size(self.images),
             **({"recall_by_deck": by_deck} if (by_deck := recall_by_deck(self.images)) else {}),
-            "in_view": {
-                "cards": in_view.there,
-                "card_set_precision": in_view.precision,
-                "card_set_recall": in_view.recall,
-                "card_set_interval_95": card_set_intervals(seen),
-            },
+            "in_view": card_set_figures(seen),
             "median_ms_per_image": statistics.median(r.milliseconds for r in self.images),
         }
 
@@ -294,19 +289,58 @@ def recall_by_deck(results: Iterable[ImageResult]) -> dict[str, dict[str, float]
     }
 
 
-def load_photos(folder: Path) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
-    """An earlier evaluation's photos (its `PHOTOS_FILE`): each image's (cards there, cards
-    read)."""
+def card_set_figures(photos: Sequence[tuple[Set[str], Set[str]]]) -> dict[str, Any]:
+    """Cards there, card-set precision and recall, and their 95 % intervals, over photos given
+    as (cards there, cards read)."""
+    counts = CardSetCounts.of(photos)
+    return {
+        "cards": counts.there,
+        "card_set_precision": counts.precision,
+        "card_set_recall": counts.recall,
+        "card_set_interval_95": card_set_intervals(photos),
+    }
+
+
+class PhotoCards(NamedTuple):
+    """One photo of an earlier evaluation (its `PHOTOS_FILE`)."""
+
+    image: str
+    there: frozenset[str]
+    read: frozenset[str]
+    cut_by_edge: frozenset[str]
+
+
+def read_photos(folder: Path) -> list[PhotoCards]:
+    """An earlier evaluation's photos (its `PHOTOS_FILE`), in the file's order."""
     path = folder / PHOTOS_FILE
     try:
         entries = json.loads(path.read_text())
-        return {e["image"]: (frozenset(e["there"]), frozenset(e["read"])) for e in entries}
+        return [
+            PhotoCards(e["image"], frozenset(e["there"]), frozenset(e["read"]),
+                       frozenset(e["cut_by_edge"]))
+            for e in entries
+        ]  # fmt: skip
     except OSError as error:
         message = f"no {PHOTOS_FILE} in {folder}: not a cribcam eval --out folder"
         raise EvaluationError(message) from error
     except (ValueError, LookupError, TypeError) as error:
         message = f"{path} does not list photos as cribcam eval writes them: {error}"
         raise EvaluationError(message) from error
+
+
+def pooled_figures(folders: Sequence[Path]) -> dict[str, Any]:
+    """Card-set figures over the photos of several evaluations as one set, all cards and the
+    cards in view: draws of a synthetic set judged together, as one draw's interval spans
+    several points."""
+    photos = [photo for folder in folders for photo in read_photos(folder)]
+    every = [(p.there, p.read) for p in photos]
+    seen = [(p.there - p.cut_by_edge, p.read - p.cut_by_edge) for p in photos]
+    return {
+        "runs": [str(folder) for folder in folders],
+        "images": len(every),
+        **card_set_figures(every),
+        "in_view": card_set_figures(seen),
+    }
 
 
 def compare_runs(

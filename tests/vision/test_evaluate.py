@@ -19,7 +19,7 @@ from vision.evaluate import (
     card_set_intervals,
     compare_runs,
     labelled_photos,
-    load_photos,
+    read_photos,
     recall_by_deck,
     recall_by_index_size,
     scene_decks,
@@ -248,14 +248,40 @@ def test_two_runs_are_compared_photo_by_photo_by_the_later_runs_labels() -> None
 
 def test_an_earlier_run_to_compare_against_must_be_an_eval_folder(tmp_path: Path) -> None:
     with pytest.raises(EvaluationError, match=f"no photos.json in {tmp_path}"):
-        load_photos(tmp_path)
+        read_photos(tmp_path)
     (tmp_path / "report.json").write_text("{}")  # a file given for the folder
     with pytest.raises(EvaluationError, match=r"no photos\.json in"):
-        load_photos(tmp_path / "report.json")
+        read_photos(tmp_path / "report.json")
     for bad in ("not json", '[{"image": "a.jpg"}]', '["a.jpg"]'):
         (tmp_path / "photos.json").write_text(bad)
         with pytest.raises(EvaluationError, match="does not list photos"):
-            load_photos(tmp_path)
+            read_photos(tmp_path)
+
+
+def test_pooled_draws_count_as_one_set_of_photos(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    draws = {
+        "d1": [{"image": "a.jpg", "there": ["AS", "2C", "3D"], "read": ["AS", "2C", "9H"],
+                "cut_by_edge": ["3D"]}],
+        "d2": [{"image": "a.jpg", "there": ["KH", "QS"], "read": ["KH"], "cut_by_edge": []},
+               {"image": "b.jpg", "there": ["5S"], "read": [], "cut_by_edge": ["5S"]}],
+    }  # fmt: skip
+    for name, photos in draws.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "photos.json").write_text(json.dumps(photos))
+    assert main(["pool", str(tmp_path / "d1"), str(tmp_path / "d2")]) == 0
+    pooled = json.loads(capsys.readouterr().out)
+    assert pooled["images"] == 3 and pooled["cards"] == 6
+    assert pooled["card_set_precision"] == pytest.approx(3 / 4)
+    assert pooled["card_set_recall"] == pytest.approx(3 / 6)
+    in_view = pooled["in_view"]  # 3D and 5S are cut by the edge
+    assert in_view["cards"] == 4
+    assert in_view["card_set_recall"] == pytest.approx(3 / 4)
+    low, high = in_view["card_set_interval_95"]["recall"]
+    assert low <= 3 / 4 <= high
+    assert main(["pool", str(tmp_path / "d1"), str(tmp_path / "nowhere")]) == 2
+    assert "no photos.json in" in capsys.readouterr().err
 
 
 def test_cribcam_eval_against_an_earlier_run_writes_what_changed(
