@@ -315,7 +315,7 @@ def read_photos(folder: Path) -> list[PhotoCards]:
     path = folder / PHOTOS_FILE
     try:
         entries = json.loads(path.read_text())
-        return [
+        photos = [
             PhotoCards(e["image"], frozenset(e["there"]), frozenset(e["read"]),
                        frozenset(e["cut_by_edge"]))
             for e in entries
@@ -326,6 +326,9 @@ def read_photos(folder: Path) -> list[PhotoCards]:
     except (ValueError, LookupError, TypeError) as error:
         message = f"{path} does not list photos as cribcam eval writes them: {error}"
         raise EvaluationError(message) from error
+    if not photos:  # cribcam eval never reads an empty folder
+        raise EvaluationError(f"{path} lists no photos")
+    return photos
 
 
 def pooled_figures(folders: Sequence[Path]) -> dict[str, Any]:

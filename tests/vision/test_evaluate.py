@@ -256,6 +256,9 @@ def test_an_earlier_run_to_compare_against_must_be_an_eval_folder(tmp_path: Path
         (tmp_path / "photos.json").write_text(bad)
         with pytest.raises(EvaluationError, match="does not list photos"):
             read_photos(tmp_path)
+    (tmp_path / "photos.json").write_text("[]")
+    with pytest.raises(EvaluationError, match="lists no photos"):
+        read_photos(tmp_path)
 
 
 def test_pooled_draws_count_as_one_set_of_photos(
