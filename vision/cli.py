@@ -36,28 +36,23 @@ def _run_cardart(args: argparse.Namespace) -> int:
 
 def _run_synth(args: argparse.Namespace) -> int:
     from vision.cardart import iter_deck_dirs
+    from vision.errors import CardArtError
     from vision.synth import SynthConfig, generate
 
+    config = replace(SynthConfig.seen_at(args.size, args.frame), keyboard=args.keyboard)
     dirs = list(iter_deck_dirs(args.art, partial=True))
     if args.decks:
         unknown = sorted(set(args.decks) - {d.name for d in dirs})
         if unknown and dirs:
             names = ", ".join(d.name for d in dirs)
-            print(f"cribcam synth: no usable deck {', '.join(unknown)} in {args.art}: {names}")
-            return 2
+            raise CardArtError(f"no usable deck {', '.join(unknown)} in {args.art}: {names}")
         dirs = [d for d in dirs if d.name in set(args.decks)]
     elif not args.include_held_out:
         skip = held_out()
         dirs = [d for d in dirs if d.name not in skip]
     if not dirs:
-        print(f"no usable decks in {args.art}: run `cribcam cardart {args.art}` first")
-        return 1
+        raise CardArtError(f"no usable decks in {args.art}: run `cribcam cardart {args.art}` first")
     print("decks:", ", ".join(d.name for d in dirs))
-    try:
-        config = replace(SynthConfig.seen_at(args.size, args.frame), keyboard=args.keyboard)
-    except ValueError as error:
-        print(f"cribcam synth: {error}")
-        return 2
     boxes = generate(args.out_dir, args.count, args.seed, dirs, config, start=args.start)
     print(f"{args.count} scenes, {boxes} labelled corner indices -> {args.out_dir}")
     return 0

@@ -49,6 +49,11 @@ class TrainingError(VisionError, ValueError):
     """Training asked of something that is not there: a missing set, weights or time budget."""
 
 
+class SynthConfigError(VisionError, ValueError):
+    """Synthetic scenes asked for that cannot be drawn: a share that is no probability, a frame
+    larger than its scene, no deck to draw from."""
+
+
 class CardArtError(VisionError, RuntimeError):
     """Card art that cannot be rendered as asked: a missing tool, an unknown deck, a face too
     small to hold its indices."""

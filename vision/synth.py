@@ -27,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.cardart import CLASS_ID, CLASSES, RGBA, _ink_mask, load_deck
+from vision.errors import SynthConfigError
 
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
@@ -514,11 +515,13 @@ class SynthConfig:
         for name in ("board", "keyboard"):
             share = getattr(self, name)
             if not 0.0 <= share <= 1.0:
-                raise ValueError(f"{name} {share} is not a probability (0 to 1)")
+                raise SynthConfigError(f"{name} {share} is not a probability (0 to 1)")
         if self.frame is not None:
             width, height = self.frame
             if not (0 < width <= self.size and 0 < height <= self.size):
-                raise ValueError(f"frame {width}x{height} does not fit in a {self.size}-px scene")
+                raise SynthConfigError(
+                    f"frame {width}x{height} does not fit in a {self.size}-px scene"
+                )
 
     def window(self) -> tuple[int, int, int, int]:
         """The kept part of the rendered square: x0, y0, x1, y1."""
@@ -812,7 +815,7 @@ def generate(
     cfg = cfg or SynthConfig()
     decks = load_decks(deck_dirs)
     if not decks:
-        raise ValueError("no decks to draw from")
+        raise SynthConfigError("no decks to draw from")
     out = Path(out_dir)
     for sub in ("images", "labels", "meta"):
         (out / sub).mkdir(parents=True, exist_ok=True)

@@ -15,6 +15,7 @@ import pytest
 
 from tests.vision.ink import assert_labels_on_ink, box_px
 from vision.cardart import CLASS_ID, CLASSES, DeckArt, check_face, load_deck
+from vision.errors import SynthConfigError
 from vision.synth import (
     Deck,
     Placement,
@@ -299,11 +300,11 @@ def test_a_camera_frame_is_the_middle_of_the_square_scene_with_its_labels(
 
 
 def test_a_config_no_scene_can_be_drawn_with_is_refused() -> None:
-    with pytest.raises(ValueError, match="frame 700x100 does not fit in a 640-px scene"):
+    with pytest.raises(SynthConfigError, match="frame 700x100 does not fit in a 640-px scene"):
         SynthConfig(frame=(700, 100))
-    with pytest.raises(ValueError, match=r"keyboard -0\.1 is not a probability"):
+    with pytest.raises(SynthConfigError, match=r"keyboard -0\.1 is not a probability"):
         SynthConfig(keyboard=-0.1)
-    with pytest.raises(ValueError, match="board 2 is not a probability"):
+    with pytest.raises(SynthConfigError, match="board 2 is not a probability"):
         replace(SynthConfig(), board=2)
 
 
@@ -324,14 +325,18 @@ def test_cribcam_synth_writes_camera_frames(
     (meta,) = (tmp_path / "out" / "meta").iterdir()
     assert json.loads(meta.read_text())["frame"] == [320, 180]
     assert main([*argv, "--size", "320", "--frame", "400x180", "--decks", "standard"]) == 2
-    assert "frame 400x180 does not fit in a 320-px scene" in capsys.readouterr().out
+    assert "cribcam synth: error: frame 400x180 does not fit in a 320-px scene" in (
+        capsys.readouterr().err
+    )
     with pytest.raises(SystemExit):
         main([*argv, "--frame", "wide"])
     assert "'wide' is not WxH" in capsys.readouterr().err
     assert main([*argv, "--keyboard", "1.5", "--decks", "standard"]) == 2
-    assert "keyboard 1.5 is not a probability" in capsys.readouterr().out
+    assert "keyboard 1.5 is not a probability" in capsys.readouterr().err
     assert main([*argv, "--decks", "standard", "nosuch"]) == 2
-    assert "no usable deck nosuch in" in capsys.readouterr().out
+    assert "cribcam synth: error: no usable deck nosuch in" in capsys.readouterr().err
+    assert main([*argv[:-2], "--art", str(tmp_path / "empty")]) == 2
+    assert "no usable decks in" in capsys.readouterr().err
     refused = [("--count", "0", "0 is under 1"), ("--start", "-1", "-1 is under 0"),
                ("--size", "100", "100 is under 256")]  # fmt: skip
     for option, value, message in refused:
