@@ -8,7 +8,7 @@ frame's edge from those readings alone.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -112,8 +112,15 @@ def calibrate(
     names: Iterable[str] | None,
     precision: float,
     relabel: Path | None = None,
+    also: Sequence[Path] = (),
 ) -> tuple[ScoreCalibration, dict[str, Any]]:
-    """The calibration for `reader`'s models, and what it was measured on."""
+    """The calibration for `reader`'s models, and what it was measured on.
+
+    `also`: more labelled folders, read whole, whose readings join the choice of the
+    thresholds (not the fit of the weights). A reader fine-tuned on the real training photos is
+    surer of them than of any photo it never saw, and a threshold chosen on them alone is then
+    too low (MODEL_CARD.md, "A reader that can say "not an index""); scenes of the training
+    designs drawn for calibration add views it did not learn."""
     if not 0 < precision < 1:
         raise CalibrationError(f"target precision must lie between 0 and 1, got {precision}")
     photos = read_photos(reader, dataset, names, relabel)
@@ -124,6 +131,11 @@ def calibrate(
         np.concatenate([p.read_probabilities for p in photos]),
         np.concatenate([p.right for p in photos]),
     )
+    for folder in also:
+        more = read_photos(reader, folder)
+        if not more:
+            raise CalibrationError(f"no labelled photos to calibrate on in {folder}")
+        photos += more
     fitted = ScoreCalibration(
         bias, box_weight, read_weight, card_threshold=THRESHOLDS[-1]
     )  # chosen next
@@ -137,6 +149,7 @@ def calibrate(
     record = {
         "fitted_on": str(dataset),
         **({"relabel": str(relabel)} if relabel else {}),
+        **({"also": [str(folder) for folder in also]} if also else {}),
         "photos": len(photos),
         "readings": int(sum(len(p.right) for p in photos)),
         "edge_readings": edge_readings,

@@ -106,6 +106,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--models", type=Path, default=MODELS_DIR,
         help="model folder; its calibration.json is (re)written",
     )  # fmt: skip
+    calibrate.add_argument(
+        "--also", type=Path, nargs="+", default=[], metavar="DIR",
+        help="more labelled folders, read whole, whose readings join the dataset's in choosing "
+        "the thresholds (e.g. `cribcam synth` scenes of the training designs)",
+    )  # fmt: skip
     reading_options(calibrate)
     calibrate.set_defaults(run=run_calibrate)
 
@@ -144,13 +149,18 @@ def reading_options(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     parser.add_argument(
         "--one-look", action="store_true",
-        help="no second, closer look at a large frame whose indices are small (faster)",
+        help="stage 1 looks once: no closer look at a large frame whose indices are small, "
+        "no far look for large indices (faster)",
     )  # fmt: skip
 
 
 def reader_settings(args: argparse.Namespace) -> dict[str, Any]:
     """The `CardReader` settings `reading_options` took."""
-    return {"detector_size": args.detector_size, "closer_look": not args.one_look}
+    return {
+        "detector_size": args.detector_size,
+        "closer_look": not args.one_look,
+        "far_look": not args.one_look,
+    }
 
 
 def _deck_options(parser: argparse.ArgumentParser) -> None:
@@ -305,6 +315,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
         names,
         args.precision,
         args.relabel,
+        args.also,
     )
     calibration.save(args.models / CALIBRATION_FILE, **record)
     print(json.dumps({**asdict(calibration), **record}, indent=1))

@@ -29,7 +29,7 @@ from vision.cards_from_detections import (
     cards_from_detections,
 )
 from vision.crops import READ_MARGIN, crop_index
-from vision.detections import Detections, at_frame_edge, suppress_overlaps
+from vision.detections import CLASS_NAMES, Detections, at_frame_edge, suppress_overlaps
 from vision.errors import VisionError
 from vision.reader_classes import reader_info
 from vision.sources import decode_image
@@ -66,6 +66,10 @@ SMALL_INDEX_PX = 24
 CLOSER_LOOK_SCALE = 1.44
 CLOSER_LOOK_MIN_SCALE = 1.2
 CLOSER_LOOK_INDEX_PX = 28
+#: A far look reads the frame again at this share of stage 1's side, so that indices larger
+#: than stage 1 learnt (close-up fans) come into its range; it boxes large pips too, which only
+#: a reader with a "not an index" class (`vision.reader_classes.NOT_AN_INDEX`) sets aside.
+FAR_LOOK_SCALE = 0.5
 
 Image = npt.NDArray[np.uint8]
 Forward = Callable[[npt.NDArray[np.float32]], npt.NDArray[np.float32]]
@@ -204,6 +208,8 @@ class CardReader:
     reader_path: Path | None = None
     detector_size: int | None = None
     closer_look: bool = True
+    #: Look again at half the side, for indices larger than stage 1 learnt (`FAR_LOOK_SCALE`).
+    far_look: bool = True
     #: How many times stage 1 read the last frame: 2 where it took a closer look.
     last_looks: int = field(init=False, default=0)
     calibration: ScoreCalibration | None = field(init=False, default=None)
@@ -220,7 +226,7 @@ class CardReader:
         self.runtime = self._detector.runtime
         self._read = load_model(reader, self.backend).run
         info = reader_info(reader)
-        self._columns, self.ink = info.columns, info.ink
+        self._columns, self.ink = info.read_columns, info.ink
         self.calibration = ScoreCalibration.load(self.models_dir)
 
     @property
@@ -287,9 +293,11 @@ class CardReader:
         times = StageTimes()
         boxes, found, probabilities = self._look(frame, None, times)
         closer = self._closer_side(frame, boxes, found, probabilities)
-        self.last_looks = 1 if closer is None else 2
-        if closer is not None:
-            more = self._look(frame, closer, times)
+        far = self._detector.far_side if self.far_look else None
+        sides = [side for side in (closer, far) if side is not None]
+        self.last_looks = 1 + len(sides)
+        for side in sides:
+            more = self._look(frame, side, times)
             start = time.perf_counter()
             pooled = zip((boxes, found, probabilities), more, strict=True)
             boxes, found, probabilities = (np.concatenate(pair) for pair in pooled)
@@ -328,12 +336,9 @@ class CardReader:
         side, or the frame's own pixels' where fewer, is at least `CLOSER_LOOK_MIN_SCALE` times
         stage 1's, and the indices read (all boxes where none reaches the card threshold) are
         under `CLOSER_LOOK_INDEX_PX` in stage 1's input."""
-        side = self._detector.closer_side
-        if not self.closer_look or side is None or not len(boxes):
-            return None
         height, width = frame.shape[:2]
-        side = min(side, math.isqrt(width * height) // STRIDE * STRIDE)
-        if side < round(CLOSER_LOOK_MIN_SCALE * self._detector.side):
+        side = self._detector.closer_side_for(width, height)
+        if not self.closer_look or side is None or not len(boxes):
             return None
         scores = self._corner_scores(box_scores, probabilities)
         seen = Detections(boxes, scores, probabilities.argmax(axis=1))
@@ -383,9 +388,9 @@ class CardReader:
         )
         mean = logs.mean(axis=0)
         probabilities = np.exp(mean - mean.max(axis=1, keepdims=True))
-        return np.ascontiguousarray(
-            probabilities / probabilities.sum(axis=1, keepdims=True), np.float32
-        )
+        probabilities /= probabilities.sum(axis=1, keepdims=True)
+        # A reader with a "not an index" class: the cards share what it leaves.
+        return np.ascontiguousarray(probabilities[:, : len(CLASS_NAMES)], np.float32)
 
 
 def light_on_dark(crops: Image) -> npt.NDArray[np.bool_]:
@@ -422,6 +427,23 @@ class FrameDetector:
         if self.stride is None:
             return None
         return round(self.side * CLOSER_LOOK_SCALE / STRIDE) * STRIDE
+
+    def closer_side_for(self, width: int, height: int) -> int | None:
+        """The side of a closer look at a `width` × `height` frame: `closer_side`, or the
+        frame's own pixels' where fewer; None where that is under `CLOSER_LOOK_MIN_SCALE` times
+        the side (too little more to be worth a look)."""
+        if self.closer_side is None:
+            return None
+        side = min(self.closer_side, math.isqrt(width * height) // STRIDE * STRIDE)
+        return side if side >= round(CLOSER_LOOK_MIN_SCALE * self.side) else None
+
+    @property
+    def far_side(self) -> int | None:
+        """The side of a far look (`FAR_LOOK_SCALE`); None for a detector exported for one
+        size."""
+        if self.stride is None:
+            return None
+        return max(STRIDE * 2, round(self.side * FAR_LOOK_SCALE / STRIDE) * STRIDE)
 
     def input_size(self, width: int, height: int) -> tuple[int, int]:
         """The network input's (width, height) for a `width` × `height` frame (`letterbox`)."""

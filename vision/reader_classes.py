@@ -5,7 +5,8 @@ Ultralytics numbers a classifier's classes by its training folders sorted as tex
 "2C"), not in the card-class order the rest of the pipeline uses (AC..KC, AD..KS). The exported
 ONNX keeps the names in its metadata; this module reads them once so every caller can put the
 columns back in card-class order. A deck tune also records there whether that deck prints its
-indices dark on a light face or light on a dark one (`INK_KEY`).
+indices dark on a light face or light on a dark one (`INK_KEY`). A reader may also have learnt a
+53rd class, `NOT_AN_INDEX`, for what stage 1 boxes that is no index (pips, card art, keys).
 """
 
 from __future__ import annotations
@@ -22,21 +23,37 @@ from vision.detections import CLASS_NAMES
 #: Metadata key a deck tune writes: "dark" (dark ink on a light face) or "light".
 INK_KEY = "cribcam_ink"
 INKS = ("dark", "light")
+#: The class a reader trained on stage 1's false boxes gives what is not a corner index. Its
+#: folder name sorts after every card's, so the 52 card columns keep their places.
+NOT_AN_INDEX = "none"
 
 
 @dataclass(frozen=True)
 class ReaderInfo:
     """`columns`: the output column of each card class; `ink`: the tuned deck's ink, None for a
-    reader that knows no one deck (the base reader)."""
+    reader that knows no one deck (the base reader); `none_column`: the output column of
+    `NOT_AN_INDEX`, None for a reader of the 52 cards only."""
 
     columns: npt.NDArray[np.int64]
     ink: str | None
+    none_column: int | None = None
+
+    @property
+    def read_columns(self) -> npt.NDArray[np.int64]:
+        """The card columns, then the "not an index" one where the reader has it."""
+        if self.none_column is None:
+            return self.columns
+        return np.append(self.columns, self.none_column)
 
 
 def reader_info(path: Path) -> ReaderInfo:
     metadata = _metadata(path)
     ink = metadata.get(INK_KEY)
-    return ReaderInfo(_columns(metadata.get("names")), ink if ink in INKS else None)
+    names = _names(metadata.get("names")) or {}
+    none = [index for index, name in names.items() if name == NOT_AN_INDEX]
+    return ReaderInfo(
+        _columns(metadata.get("names")), ink if ink in INKS else None, none[0] if none else None
+    )
 
 
 def reader_columns(path: Path) -> npt.NDArray[np.int64]:
@@ -50,9 +67,10 @@ def reader_columns(path: Path) -> npt.NDArray[np.int64]:
 def _columns(text: str | None) -> npt.NDArray[np.int64]:
     names = _names(text)
     identity = np.arange(len(CLASS_NAMES), dtype=np.int64)
-    if names is None or sorted(names.values()) != sorted(CLASS_NAMES):
+    cards = {index: name for index, name in (names or {}).items() if name != NOT_AN_INDEX}
+    if sorted(cards.values()) != sorted(CLASS_NAMES):
         return identity
-    column = {name: index for index, name in names.items()}
+    column = {name: index for index, name in cards.items()}
     return np.array([column[name] for name in CLASS_NAMES], dtype=np.int64)
 
 

@@ -11,11 +11,16 @@ import importlib
 import os
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from vision.detections import CLASS_NAMES
 from vision.errors import TrainingError, WeightsError
+from vision.reader_classes import NOT_AN_INDEX
+
+if TYPE_CHECKING:
+    import torch
 
 #: Where ultralytics keeps its settings (instead of the user's home).
 CONFIG_DIR = Path(os.environ.get("CRIBCAM_YOLO_CONFIG", "runs/ultralytics-config")).resolve()
@@ -140,6 +145,49 @@ def blend_weights(base: Path, tuned: Path, share: float, target: Path) -> Path:
         for name, value in state.items()
     })  # fmt: skip
     return save_checkpoint(checkpoint, model, target)
+
+
+def add_none_class(weights: Path, target: Path) -> Path:
+    """A 52-class reader's weights with a 53rd class, `NOT_AN_INDEX`, saved at `target`: the
+    start of a reader that learns to set aside what stage 1 boxes that is no index.
+
+    The card rows of the head are copied, so the widened reader reads every card as before;
+    the new row starts with no weights and a bias 2 below the cards' mean, so a crop starts out
+    unlikely to be "none" and the fine-tune only has to learn where it is. The class sits last,
+    where ultralytics puts its folder ("none" sorts after every card's name).
+    """
+    import torch
+
+    if not weights.is_file():
+        raise WeightsError(f"no reader weights at {weights}")
+    checkpoint, model = load_checkpoint(weights)
+    head, old, cards = model.model[-1], _card_layer(weights, model), len(CLASS_NAMES)
+    head.linear = torch.nn.Linear(old.in_features, cards + 1)
+    with torch.no_grad():
+        head.linear.weight[:cards] = old.weight
+        head.linear.bias[:cards] = old.bias
+        head.linear.weight[cards] = 0.0
+        head.linear.bias[cards] = old.bias.mean() - 2.0
+    model.nc = model.yaml["nc"] = cards + 1
+    model.names = {**{int(k): v for k, v in model.names.items()}, cards: NOT_AN_INDEX}
+    # The set it was trained on has no "none" folder: train it on a new one.
+    checkpoint["train_args"] = {**(checkpoint.get("train_args") or {}), "data": None}
+    return save_checkpoint(checkpoint, model, target)
+
+
+def _card_layer(weights: Path, model: Any) -> torch.nn.Linear:
+    """The final layer of a 52-class reader; `WeightsError` for any other network."""
+    import torch
+
+    layer = getattr(model.model[-1], "linear", None)
+    if not isinstance(layer, torch.nn.Linear):
+        raise WeightsError(f"{weights} is no reader: it has no classifier head")
+    if layer.out_features != len(CLASS_NAMES):
+        raise WeightsError(
+            f"{weights} is no {len(CLASS_NAMES)}-class reader: its head has "
+            f"{layer.out_features} outputs"
+        )
+    return layer
 
 
 def export_onnx(

@@ -4,9 +4,15 @@
     cribcam train detector OUT --hours 1 [--resume]         # stage 1, OUT/runs/detector
     cribcam train reader OUT --hours 1 [--resume]           # stage 2, OUT/runs/reader
     cribcam train export OUT [--models models]              # best weights -> ONNX for the app
+    cribcam train sets OUT --none --synth DIR... --synth-val DIR   # + "none" crops, OUT/reader
+    cribcam train widen models/reader.pt W53.pt             # the reader + a 53rd class, "none"
+    cribcam train reader OUT --init W53.pt --hours 1        # ... fine-tuned to read "none" too
     cribcam train sets OUT --cards --synth DIR... --synth-val DIR   # the same windows, 52 classes
     cribcam train cards OUT --hours 1                       # the single-stage 52-class detector
     cribcam train export OUT --cards FILE.onnx              # its best weights -> ONNX
+
+A "none" crop is a box the shipped stage 1 (`--models`) draws on no labelled index: pips, card
+art, keys. A reader that learns them as a class sets them aside instead of reading a card.
 
 Training needs the `train` extra (ultralytics, torch); everything stays offline.
 """
@@ -38,10 +44,21 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     sets.add_argument(
         "--relabel", type=Path, default=RELABEL, help="corrected labels of the real photos"
     )
-    sets.add_argument(
+    kind = sets.add_mutually_exclusive_group()
+    kind.add_argument(
         "--cards", action="store_true", help="only detector windows, labelled by card (OUT/cards)"
     )
+    kind.add_argument("--none", action="store_true",
+                      help="also crop stage 1's boxes on no index, for a reader with a 'none' "
+                           "class (`train widen`)")  # fmt: skip
+    sets.add_argument("--models", type=Path, default=MODELS_DIR,
+                      help="the models whose stage 1 boxes the --none crops")  # fmt: skip
     sets.set_defaults(run=run_sets)
+
+    widen = steps.add_parser("widen", help="add a 'none' class to a 52-class reader's weights")
+    widen.add_argument("weights", type=Path, help="a 52-class reader (.pt)")
+    widen.add_argument("target", type=Path, help="where the 53-class weights go (.pt)")
+    widen.set_defaults(run=run_widen)
 
     for stage in ("detector", "reader", "cards"):
         step = steps.add_parser(stage, help=f"train the {stage} for a wall-clock budget")
@@ -61,13 +78,16 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def run_sets(args: argparse.Namespace) -> int:
+    from vision.detector import CardReader
     from vision.realsplit import split_part
-    from vision.trainsets import build_sets, build_windows
+    from vision.trainsets import build_none_sets, build_sets, build_windows, stage_one_boxes
 
     for folder in (*args.synth, args.synth_val, args.real):
         if not (folder / "images").is_dir():
             raise TrainingError(f"no images/ in {folder}: not a cribcam synth or YOLO folder")
     real_train = split_part(args.split, "train")
+    # Loaded first: missing models are named before any set is cut.
+    finder = stage_one_boxes(CardReader(args.models)) if args.none else None
     if args.cards:
         counts = build_windows(args.synth, args.synth_val, args.real, real_train,
                                args.out / "cards", card_classes=True,
@@ -76,8 +96,18 @@ def run_sets(args: argparse.Namespace) -> int:
         counts = build_sets(
             args.synth, args.synth_val, args.real, real_train, args.out, relabel=args.relabel
         )
+    if finder is not None:
+        counts |= build_none_sets(finder, args.synth, args.synth_val, args.real, real_train,
+                                  args.out, relabel=args.relabel)  # fmt: skip
     for name, count in counts.items():
         print(f"{name}: {count}")
+    return 0
+
+
+def run_widen(args: argparse.Namespace) -> int:
+    from vision.train import add_none_class
+
+    print(f"53-class reader: {add_none_class(args.weights, args.target)}")
     return 0
 
 

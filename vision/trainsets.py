@@ -4,12 +4,13 @@ Stage 1 (find corner indices, one class) trains on square windows cut from full-
 glyphs keep the pixel size they have at inference, and a 320-px window costs a quarter of a
 640-px image. Stage 2 (read a corner index, 52 classes) trains on crops of each labelled index,
 cut from the full-resolution scene with a margin, at every rotation, so a card seen upside down
-from across the table reads the same.
+from across the table reads the same. A reader with a 53rd class, "none", also trains on what
+stage 1 boxes that is no index (`write_none_crops`): pips, card art, keys.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,11 +21,21 @@ from tqdm import tqdm
 
 from vision.cardart import CLASSES
 from vision.crops import crop_index
+from vision.detections import iou_matrix, suppress_overlaps
+from vision.detector import CardReader, FrameDetector, StageTimes
 from vision.evaluate import label_files, photo_files
+from vision.reader_classes import NOT_AN_INDEX
 
 Image = npt.NDArray[np.uint8]
+Boxes = npt.NDArray[np.float32]
+#: Stage 1 on one frame: its boxes (N × 4 pixel x1, y1, x2, y2) and their scores (N).
+BoxFinder = Callable[[Image], tuple[Boxes, npt.NDArray[np.float32]]]
 #: Share of a box that must stay inside a window for the box to be labelled there.
 MIN_VISIBLE = 0.6
+#: A stage 1 box overlapping every labelled index less than this is no index ("none").
+NONE_MAX_IOU = 0.2
+#: Stage 1's lowest score the app still reads: every box the reader may be shown.
+NONE_MIN_SCORE = 0.1
 
 
 @dataclass(frozen=True)
@@ -139,14 +150,86 @@ def write_crops(
         for i, (box, cls) in enumerate(zip(labelled.boxes, labelled.classes, strict=True)):
             if min(box[2] - box[0], box[3] - box[1]) < 3:
                 continue
-            for r in range(rotations):
-                angle = 0.0 if r == 0 else float(rng.uniform(0, 360))
-                margin = float(rng.uniform(0.1, 0.4))
-                crop = crop_index(pixels, box, size, margin=margin, angle=angle)
-                target = out_dir / CLASSES[cls] / f"{prefix}_{labelled.image.stem}_{i}_{r}.jpg"
-                cv2.imwrite(str(target), crop, [cv2.IMWRITE_JPEG_QUALITY, 92])
-                written += 1
+            stem = out_dir / CLASSES[cls] / f"{prefix}_{labelled.image.stem}_{i}"
+            written += _write_turned(pixels, box, stem, size, rotations, rng)
     return written
+
+
+def write_none_crops(
+    sources: Iterable[tuple[Image, LabelledImage]],
+    finder: BoxFinder,
+    out_dir: Path,
+    *,
+    prefix: str,
+    size: int = 64,
+    rotations: int = 2,
+    seed: int = 0,
+    cap: int = 30,
+) -> int:
+    """Crops of what stage 1 boxes that is no labelled index into `out_dir/none/`
+    (`NOT_AN_INDEX`), cut and turned as `write_crops` cuts the indices.
+
+    `finder` is stage 1 as the app runs it (`stage_one_boxes`), so the reader learns to set
+    aside the very pips, art and keys it will be shown. At most `cap` per image, the best
+    scored (the likeliest to pass for an index), so a busy scene does not drown the cards.
+    """
+    rng = np.random.default_rng(seed)
+    (out_dir / NOT_AN_INDEX).mkdir(parents=True, exist_ok=True)
+    written = 0
+    for pixels, labelled in tqdm(list(sources), desc=f"none {prefix}", unit="img"):
+        for i, box in enumerate(_not_indices(finder, pixels, labelled, cap)):
+            stem = out_dir / NOT_AN_INDEX / f"{prefix}_{labelled.image.stem}_{i}"
+            written += _write_turned(pixels, box, stem, size, rotations, rng)
+    return written
+
+
+def _write_turned(
+    pixels: Image, box: npt.NDArray[np.float64], stem: Path, size: int, rotations: int,
+    rng: np.random.Generator,
+) -> int:  # fmt: skip
+    """`rotations` crops of one box at `stem`_<r>.jpg, the first as cut, the others at random
+    angles, each with a random margin (the reader meets loose and tight boxes alike)."""
+    for r in range(rotations):
+        angle = 0.0 if r == 0 else float(rng.uniform(0, 360))
+        margin = float(rng.uniform(0.1, 0.4))
+        crop = crop_index(pixels, box, size, margin=margin, angle=angle)
+        cv2.imwrite(f"{stem}_{r}.jpg", crop, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    return rotations
+
+
+def _not_indices(
+    finder: BoxFinder, pixels: Image, labelled: LabelledImage, cap: int
+) -> npt.NDArray[np.float64]:
+    """Stage 1's boxes apart from every labelled index (all of them in an image without
+    labels), each glyph once, the `cap` best scored."""
+    boxes, scores = finder(pixels)
+    if len(labelled.boxes):
+        apart = iou_matrix(boxes, labelled.boxes.astype(np.float32)).max(axis=1) < NONE_MAX_IOU
+        boxes, scores = boxes[apart], scores[apart]
+    kept = suppress_overlaps(boxes, scores)
+    return boxes[kept[np.argsort(-scores[kept], kind="stable")][:cap]].astype(np.float64)
+
+
+def stage_one_boxes(reader: CardReader) -> BoxFinder:
+    """`reader`'s stage 1 as a `BoxFinder`: every box down to the lowest score the app reads,
+    pooled over the looks the app may take at a frame (`_look_sides`)."""
+    detector = reader._detector
+
+    def find(frame: Image) -> tuple[Boxes, npt.NDArray[np.float32]]:
+        sides = _look_sides(detector, frame)
+        looks = [detector.find(frame, NONE_MIN_SCORE, StageTimes(), side) for side in sides]
+        boxes, scores, _ = zip(*looks, strict=True)
+        return np.concatenate(boxes), np.concatenate(scores)
+
+    return find
+
+
+def _look_sides(detector: FrameDetector, frame: Image) -> list[int]:
+    """The sides stage 1 may read `frame` at: its own, the closer look's where the frame holds
+    enough pixels for one, and the far look's."""
+    height, width = frame.shape[:2]
+    extra = (detector.closer_side_for(width, height), detector.far_side)
+    return [detector.side, *(side for side in extra if side is not None)]
 
 
 def _capped(
@@ -195,6 +278,37 @@ def build_sets(
         _capped(labelled_images(synth_val), 12, 6), cls / "val", prefix="val", rotations=2, seed=6
     )
     return counts
+
+
+def build_none_sets(
+    finder: BoxFinder,
+    synth: Sequence[Path],
+    synth_val: Path,
+    real: Path,
+    real_train: Sequence[str],
+    out: Path,
+    *,
+    relabel: Path | None = None,
+) -> dict[str, int]:
+    """The "none" crops beside `build_sets`' reader crops in `out/reader`, from the same scenes;
+    the real photos give more each (more rotations, a higher cap): they are few, and they hold
+    the clutter the app meets. Every label counts here (no `_capped`): a labelled index left
+    out would be filed as no index."""
+    reader = out / "reader"
+    synthetic = sum(
+        write_none_crops(labelled_images(folder), finder, reader / "train", prefix=_prefix(k),
+                         seed=7 + 10 * k)
+        for k, folder in enumerate(synth)
+    )  # fmt: skip
+    photos = write_none_crops(labelled_images(real, real_train, relabel), finder,
+                              reader / "train", prefix="real", rotations=8, cap=40,
+                              seed=8)  # fmt: skip
+    return {
+        f"reader/train/{NOT_AN_INDEX}": synthetic + photos,
+        f"reader/val/{NOT_AN_INDEX}": write_none_crops(
+            labelled_images(synth_val), finder, reader / "val", prefix="val", seed=9
+        ),
+    }
 
 
 def build_windows(

@@ -31,8 +31,14 @@ from vision.detector import MODELS_DIR, READER_FILE, light_on_dark, load_model, 
 from vision.enroll import READ_PX, crop_from_patch
 from vision.errors import VisionError
 from vision.profiles import Profile, ProfileStore, file_hash, write_patch
-from vision.reader_classes import INK_KEY, reader_columns
-from vision.tune_data import general_crops, general_decks, varied_crop, write_class_tree
+from vision.reader_classes import INK_KEY, NOT_AN_INDEX, reader_columns, reader_info
+from vision.tune_data import (
+    general_crops,
+    general_decks,
+    none_crops,
+    varied_crop,
+    write_class_tree,
+)
 
 Image = npt.NDArray[np.uint8]
 Progress = Callable[[float, str], None]
@@ -158,7 +164,8 @@ def tune_profile(
             train, held = _as_read(train), _as_read(held)
         _report(progress, 0.0, "preparing crops")
         rng = np.random.default_rng(settings.seed)
-        _write_data(work / "data", train, held, general, settings, rng)
+        with_none = reader_info(base_onnx).none_column is not None
+        _write_data(work / "data", train, held, general, settings, rng, with_none=with_none)
         before = held_out_accuracy(base_onnx, held, settings.eval_angles)
         left = settings.budget_s - (time.monotonic() - start) - settings.reserve_s
         weights = _train(work, base_weights, max(left, 5.0), settings, progress, cancel)
@@ -231,7 +238,9 @@ def _split(staged: Path, record: dict[str, Any]) -> tuple[Labelled, Labelled]:
 
 def _write_data(root: Path, train: Sequence[tuple[str, Image]], held: Sequence[tuple[str, Image]],
                 general: Sequence[Path] | None, settings: TuneSettings,
-                rng: np.random.Generator) -> None:  # fmt: skip
+                rng: np.random.Generator, *, with_none: bool = False) -> None:  # fmt: skip
+    """The tune's class folders: the deck's own crops, general ones, and, for a base reader
+    with a "not an index" class, crops of face middles (the tune keeps that class's row)."""
     own: dict[str, list[Image]] = {}
     for card, patch in train:
         own.setdefault(card, []).extend(varied_crop(patch, rng) for _ in range(settings.variants))
@@ -239,6 +248,13 @@ def _write_data(root: Path, train: Sequence[tuple[str, Image]], held: Sequence[t
     decks = [decks[k] for k in rng.permutation(len(decks))[:GENERAL_DECKS]]
     write_class_tree(root / "train", own, "own")
     write_class_tree(root / "train", general_crops(decks, settings.general_per_class, rng), "gen")
+    if with_none:
+        write_class_tree(
+            root / "train",
+            {NOT_AN_INDEX: none_crops(decks, 52 * settings.general_per_class, rng)},
+            "none",
+        )
+        write_class_tree(root / "val", {NOT_AN_INDEX: none_crops(decks, 4, rng)}, "none")
     checks: dict[str, list[Image]] = {}
     for card, patch in held or train[:52]:
         checks.setdefault(card, []).append(crop_from_patch(patch, READ_PX))

@@ -103,6 +103,29 @@ def general_crops(decks: Sequence[Path], per_class: int, rng: Rng) -> dict[str, 
     return out
 
 
+def none_crops(decks: Sequence[Path], count: int, rng: Rng) -> list[Image]:
+    """`count` varied crops of what is no index, for a reader with a "not an index" class
+    (`vision.reader_classes.NOT_AN_INDEX`): a box of an index's size in the middle of a face,
+    where the pips and the court figure are, which stage 1 boxes on close-ups. A tune keeps
+    the class alive with them; the player's deck gives no such crops."""
+    from vision.cardart import load_deck
+
+    loaded = [(art, faces) for art, faces in (load_deck(d, only_ok=True) for d in decks) if faces]
+    out: list[Image] = []
+    for _ in range(count if loaded else 0):
+        art, faces = loaded[int(rng.integers(len(loaded)))]
+        card = sorted(faces)[int(rng.integers(len(faces)))]
+        face = faces[card]
+        height, width = face.shape[:2]
+        corners = list(art.boxes.get(card, {}).values())
+        x1, y1, x2, y2 = corners[0] if corners else (0, 0, width / 8, height / 6)
+        side_x, side_y = (x2 - x1) * rng.uniform(0.8, 1.6), (y2 - y1) * rng.uniform(0.8, 1.6)
+        cx, cy = width * rng.uniform(0.3, 0.7), height * rng.uniform(0.25, 0.75)
+        box = np.array([cx - side_x / 2, cy - side_y / 2, cx + side_x / 2, cy + side_y / 2])
+        out.append(_face_crop(face, box, rng))
+    return out
+
+
 def _face_crop(face: Image, box: npt.NDArray[np.float64], rng: Rng) -> Image:
     """A face (RGBA) laid on a plain table colour, one index cut at a random angle."""
     height, width = face.shape[:2]
@@ -119,9 +142,10 @@ def _face_crop(face: Image, box: npt.NDArray[np.float64], rng: Rng) -> Image:
 
 
 def write_class_tree(root: Path, crops: dict[str, list[Image]], prefix: str) -> int:
-    """Write crops as `root/<card>/<prefix>-<n>.jpg` (ultralytics' classify layout)."""
+    """Write crops as `root/<class>/<prefix>-<n>.jpg` (ultralytics' classify layout): a folder
+    for every card, and for any other class `crops` holds (`NOT_AN_INDEX`)."""
     written = 0
-    for card in CLASS_NAMES:
+    for card in [*CLASS_NAMES, *sorted(set(crops) - set(CLASS_NAMES))]:
         (root / card).mkdir(parents=True, exist_ok=True)
         for k, crop in enumerate(crops.get(card, [])):
             cv2.imwrite(str(root / card / f"{prefix}-{k:04d}.jpg"), crop,

@@ -149,6 +149,33 @@ def test_cribcam_calibrate_writes_the_models_calibration(
     assert json.loads(capsys.readouterr().out)["card_threshold"] == written["card_threshold"]
 
 
+def test_cribcam_calibrate_pools_more_labelled_folders(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    models = tmp_path / "models"
+    models.mkdir()
+    for name in ("corner-detector.onnx", "corner-reader.onnx"):
+        shutil.copy(MODELS_DIR / name, models / name)
+    split = tmp_path / "split.json"
+    split.write_text(json.dumps({"train": ["dev_0594.jpg"]}))
+    scenes = tmp_path / "scenes"
+    for part in ("images", "labels"):
+        (scenes / part).mkdir(parents=True)
+    for name in ("dev_0075.jpg", "syn_77_000013.jpg"):
+        shutil.copy(SAMPLES / "images" / name, scenes / "images" / name)
+        label = Path(name).stem + ".txt"
+        shutil.copy(SAMPLES / "labels" / label, scenes / "labels" / label)
+    argv = ["calibrate", str(SAMPLES), "--split", str(split), "--models", str(models)]
+    assert main([*argv, "--precision", "0.9", "--also", str(scenes)]) == 0
+    written = json.loads((models / CALIBRATION_FILE).read_text())
+    assert written["photos"] == 3
+    assert written["also"] == [str(scenes)]
+    empty = tmp_path / "empty"
+    (empty / "images").mkdir(parents=True)
+    assert main([*argv, "--also", str(empty)]) == 2
+    assert f"no labelled photos to calibrate on in {empty}" in capsys.readouterr().err
+
+
 def test_an_unknown_split_part_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1,5 +1,5 @@
 """Training settings, exporting trained weights (the ONNX lands where asked, nothing is left
-beside the weights) and blending two readers' weights."""
+beside the weights), blending two readers' weights and widening a reader with a "none" class."""
 
 from __future__ import annotations
 
@@ -14,8 +14,10 @@ from cribcam.cli import main
 from vision import train
 from vision.detector import MODELS_DIR, load_model
 from vision.errors import TrainingError, WeightsError
+from vision.reader_classes import NOT_AN_INDEX, reader_info
 from vision.train import (
     READER_ARGS,
+    add_none_class,
     blend_weights,
     export_onnx,
     load_checkpoint,
@@ -86,7 +88,7 @@ def test_export_writes_only_the_target(tmp_path: Path) -> None:
     assert sorted(p.name for p in weights.parent.iterdir()) == ["reader.pt"]
     forward = load_model(target, "auto").run
     out = forward(np.zeros((3, 3, 64, 64), np.float32))  # any batch size
-    assert out.shape == (3, 52)
+    assert out.shape == (3, 53)  # the 52 cards and "not an index"
 
 
 def _shifted(source: Path, target: Path, by: float) -> Path:
@@ -116,7 +118,7 @@ def test_blend_lies_its_share_of_the_way_to_the_tuned_weights(tmp_path: Path) ->
         gap = np.abs(after[name] - (value + 0.25))
         assert (gap <= 1e-2 * (1 + np.abs(value))).all(), name
     forward = load_model(export_onnx(blended, tmp_path / "blend.onnx", imgsz=64), "auto").run
-    assert forward(np.zeros((1, 3, 64, 64), np.float32)).shape == (1, 52)
+    assert forward(np.zeros((1, 3, 64, 64), np.float32)).shape == (1, 53)
 
 
 def test_blend_refuses_two_different_networks_and_a_share_outside_0_1(tmp_path: Path) -> None:
@@ -158,3 +160,68 @@ def test_half_weights_halve_the_file_and_keep_the_readings(
         got = load_model(half, backend, exact=True).run(crops)
         assert np.abs(got - expected).max() < 0.01
         assert (got.argmax(axis=1) == expected.argmax(axis=1)).all()
+
+
+@pytest.fixture
+def cards_only(tmp_path: Path) -> Path:
+    """The shipped reader's weights without their "none" row: a reader of the 52 cards, as
+    readers were before that class (and as `add_none_class` takes them)."""
+    import torch
+
+    checkpoint, model = load_checkpoint(MODELS_DIR / "reader.pt")
+    head = model.model[-1]
+    assert head.linear.out_features == 53
+    cards = torch.nn.Linear(head.linear.in_features, 52)
+    with torch.no_grad():
+        cards.weight[:] = head.linear.weight[:52]
+        cards.bias[:] = head.linear.bias[:52]
+    head.linear = cards
+    model.yaml["nc"] = 52
+    model.names = {k: v for k, v in model.names.items() if v != NOT_AN_INDEX}
+    return save_checkpoint(checkpoint, model, tmp_path / "cards" / "reader.pt")
+
+
+def test_a_widened_reader_reads_the_cards_as_before_and_learns_none_last(
+    tmp_path: Path, cards_only: Path
+) -> None:
+    import torch
+
+    weights = cards_only
+    widened = add_none_class(weights, tmp_path / "reader53.pt")
+    before, after = load_checkpoint(weights)[1].eval(), load_checkpoint(widened)[1].eval()
+    layer = after.model[-1].linear
+    assert layer.out_features == 53 and after.yaml["nc"] == 53
+    assert after.names[52] == NOT_AN_INDEX and after.names[0] == before.names[0]
+    crops = torch.rand((4, 3, 64, 64), generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        logits, wide = before(crops)[1], after(crops)[1]  # eval: (softmax, logits)
+    torch.testing.assert_close(wide[:, :52], logits)
+    weight, bias = layer.weight.detach(), layer.bias.detach()
+    assert (weight[52] == 0).all()
+    assert abs(float(bias[52] - (bias[:52].mean() - 2))) < 1e-2  # stored in half precision
+    wide_info, info = (
+        reader_info(export_onnx(path, tmp_path / f"{path.stem}.onnx", imgsz=64, dynamic=True))
+        for path in (widened, weights)
+    )
+    assert wide_info.none_column == 52 and info.none_column is None
+    assert wide_info.columns.tolist() == info.columns.tolist()  # the cards keep their columns
+    with pytest.raises(WeightsError, match="its head has 53 outputs"):
+        add_none_class(widened, tmp_path / "reader54.pt")
+    assert not (tmp_path / "reader54.pt").exists()
+
+
+def test_widen_on_the_command_line_and_what_it_refuses(
+    tmp_path: Path, cards_only: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    weights = cards_only
+    assert main(["train", "widen", str(weights), str(tmp_path / "out" / "w53.pt")]) == 0
+    assert str(tmp_path / "out" / "w53.pt") in capsys.readouterr().out
+    assert load_checkpoint(tmp_path / "out" / "w53.pt")[1].names[52] == NOT_AN_INDEX
+    refused = [
+        (tmp_path / "missing.pt", f"no reader weights at {tmp_path / 'missing.pt'}"),
+        (MODELS_DIR / "detector.pt", "detector.pt is no reader: it has no classifier head"),
+    ]
+    for source, message in refused:
+        assert main(["train", "widen", str(source), str(tmp_path / "x.pt")]) == 2
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "x.pt").exists()

@@ -1,24 +1,37 @@
-"""The data plumbing of training: the real-photo split, windows, crops and the metrics."""
+"""The data plumbing of training: the real-photo split, windows, crops ("none" crops too) and
+the metrics."""
 
 from __future__ import annotations
 
 import ast
 import json
+from collections.abc import Sequence
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, cast
 
 import cv2
 import numpy as np
+import numpy.typing as npt
+import pytest
 
+from cribcam.cli import main
+from vision import trainsets
 from vision.crops import crop_index
 from vision.detections import Detections
+from vision.detector import DETECTOR_FILE, MODELS_DIR, CardReader, FrameDetector, StageTimes
 from vision.evaluate import ImageResult, confusion_counts, corner_metrics
+from vision.reader_classes import NOT_AN_INDEX
 from vision.realsplit import bursts, read_shots, split
 from vision.train_cli import SPLIT
 from vision.trainsets import (
+    BoxFinder,
     LabelledImage,
     build_windows,
     read_yolo,
+    stage_one_boxes,
     write_crops,
+    write_none_crops,
     write_windows,
 )
 
@@ -155,6 +168,105 @@ def test_crops_are_square_rotated_and_filed_by_class(tmp_path: Path) -> None:
     write_crops([(pixels, labelled)], tmp_path / "c", prefix="t", rotations=3, seed=0)
     assert len(list((tmp_path / "c" / "5C").glob("*.jpg"))) == 3
     assert len(list((tmp_path / "c" / "5H").glob("*.jpg"))) == 3
+
+
+def finding(boxes: Sequence[Sequence[float]], scores: Sequence[float]) -> BoxFinder:
+    """A stand-in for stage 1 that finds `boxes` in any frame."""
+    found = np.array(boxes, np.float32).reshape(-1, 4), np.array(scores, np.float32)
+    return lambda frame: found
+
+
+def none_crops(folder: Path) -> list[npt.NDArray[np.uint8]]:
+    return [np.asarray(cv2.imread(str(p))) for p in sorted((folder / NOT_AN_INDEX).glob("*.jpg"))]
+
+
+def test_none_crops_are_stage_one_boxes_on_no_labelled_index(tmp_path: Path) -> None:
+    pixels, labelled = scene(tmp_path)
+    on_index, twice, apart = [101, 99, 112, 125], [400, 400, 420, 430], [401, 401, 420, 430]
+    finder = finding([on_index, twice, apart], [0.9, 0.5, 0.4])
+    written = write_none_crops([(pixels, labelled)], finder, tmp_path / "c", prefix="t",
+                               rotations=3)  # fmt: skip
+    assert written == 3  # the box twice over one spot is cut once
+    names = sorted(p.name for p in (tmp_path / "c" / NOT_AN_INDEX).iterdir())
+    assert names == ["t_s_0_0.jpg", "t_s_0_1.jpg", "t_s_0_2.jpg"]
+    assert all(crop[32, 32].min() > 150 for crop in none_crops(tmp_path / "c"))  # no glyph
+
+
+def test_an_image_without_labels_gives_all_its_boxes_up_to_the_cap_best_scored(
+    tmp_path: Path,
+) -> None:
+    pixels = np.full((640, 640, 3), 200, np.uint8)
+    pixels[100:124, 100:112] = pixels[300:324, 300:312] = 0
+    boxes = [[100, 100, 112, 124], [300, 300, 312, 324], [500, 500, 512, 524], [50, 500, 62, 524]]
+    finder = finding(boxes, [0.8, 0.6, 0.3, 0.2])
+    bare = LabelledImage(tmp_path / "b.jpg", np.zeros((0, 4)), np.zeros(0, np.int64))
+    kept = {}
+    for cap in (10, 2):
+        out = tmp_path / f"cap{cap}"
+        kept[cap] = write_none_crops([(pixels, bare)], finder, out, prefix="t", rotations=2,
+                                     cap=cap)  # fmt: skip
+    assert kept == {10: 8, 2: 4}
+    assert all(crop[32, 32].max() < 50 for crop in none_crops(tmp_path / "cap2"))  # the best
+
+
+def test_stage_one_looks_as_the_app_may_at_a_frame() -> None:
+    """At its own side, at the closer look's where the frame holds the pixels, and far."""
+    detector = FrameDetector(MODELS_DIR / DETECTOR_FILE, "auto", 640)
+    sides: list[int | None] = []
+
+    def find(
+        frame: Any, min_score: float, times: StageTimes, side: int | None = None
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.int64]]:
+        assert min_score == 0.1
+        sides.append(side)
+        box = np.array([[0, 0, side or 0, 1]], np.float32)
+        return box, np.array([0.5], np.float32), np.zeros(1, np.int64)
+
+    detector.find = find  # type: ignore[method-assign]
+    finder = stage_one_boxes(cast(CardReader, SimpleNamespace(_detector=detector)))
+    looks = {}
+    for width, height in ((640, 480), (1000, 800), (1920, 1080)):
+        sides.clear()
+        boxes, scores = finder(np.zeros((height, width, 3), np.uint8))
+        assert boxes[:, 2].tolist() == sides and scores.tolist() == [0.5] * len(boxes)
+        looks[width] = list(sides)
+    # 1000 × 800 holds 894² pixels: a closer look at 864 (no more); 640 × 480 too few (< 768).
+    assert looks == {640: [640, 320], 1000: [640, 864, 320], 1920: [640, 928, 320]}
+
+
+def photo_folder(tmp_path: Path) -> Path:
+    photos = tmp_path / "photos"
+    (photos / "images").mkdir(parents=True)
+    (photos / "labels").mkdir()
+    cv2.imwrite(str(photos / "images" / "a.jpg"), scene(tmp_path)[0])
+    (photos / "labels" / "a.txt").write_text("4 0.18 0.17 0.02 0.04\n")
+    return photos
+
+
+def test_sets_with_none_crop_stage_one_of_the_models_asked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    photos, out = photo_folder(tmp_path), tmp_path / "out"
+    (tmp_path / "split.json").write_text(json.dumps({"train": ["a.jpg"], "holdout": []}))
+    (tmp_path / "relabel").mkdir()
+    argv = ["train", "sets", str(out), "--synth", str(photos), "--synth-val", str(photos),
+            "--real", str(photos), "--split", str(tmp_path / "split.json"),
+            "--relabel", str(tmp_path / "relabel"), "--none"]  # fmt: skip
+    assert main([*argv, "--models", str(tmp_path / "nothing")]) == 2
+    assert "card model files not found" in capsys.readouterr().err
+
+    def fake(reader: CardReader) -> BoxFinder:
+        assert isinstance(reader, CardReader)
+        return finding([[108, 97, 122, 124], [400, 400, 420, 430]], [0.9, 0.5])
+
+    monkeypatch.setattr(trainsets, "stage_one_boxes", fake)
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "reader/train/none: 10\n" in printed  # 2 rotations of the synth set, 8 of the real
+    assert "reader/val/none: 2\n" in printed and "reader/train: " in printed
+    assert len(list((out / "reader" / "train" / NOT_AN_INDEX).glob("real_a_0_*.jpg"))) == 8
+    with pytest.raises(SystemExit):
+        main([*argv, "--cards"])  # detector windows only: no reader crops to add to
 
 
 def test_yolo_labels_read_as_pixel_boxes(tmp_path: Path) -> None:

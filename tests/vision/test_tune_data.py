@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
-from vision.tune_data import GREY_SHARE, photometric
+from vision.detections import CLASS_NAMES
+from vision.enroll import READ_PX
+from vision.reader_classes import NOT_AN_INDEX
+from vision.tune_data import FIXTURE_DECK, GREY_SHARE, none_crops, photometric, write_class_tree
 
 
 def is_grey(crop: np.ndarray) -> bool:
@@ -25,3 +30,16 @@ def test_about_a_quarter_of_the_crops_are_grey_and_red_ink_stays_darker_than_the
     for c in grey:
         assert c[28:36, 28:36].mean() < c[2:10, 2:10].mean() - 30
     assert any(c[32, 32, 2] > c[32, 32, 0] + 60 for c in crops if not is_grey(c))
+
+
+def test_none_crops_fill_a_class_folder_of_their_own(tmp_path: Path) -> None:
+    """A tune of a reader with a "not an index" class needs crops of that class (index-sized
+    cuts of a face's middle); they go in a folder beside the 52 cards'."""
+    rng = np.random.default_rng(1)
+    crops = none_crops([FIXTURE_DECK], 12, rng)
+    assert len(crops) == 12
+    assert all(crop.shape == (READ_PX, READ_PX, 3) for crop in crops)
+    assert none_crops([], 5, rng) == []
+    written = write_class_tree(tmp_path, {NOT_AN_INDEX: crops}, "none")
+    assert written == 12 and len(list((tmp_path / NOT_AN_INDEX).iterdir())) == 12
+    assert {p.name for p in tmp_path.iterdir()} == {*CLASS_NAMES, NOT_AN_INDEX}
