@@ -7,6 +7,7 @@
     cribcam train sets OUT --none --synth DIR... --synth-val DIR   # + "none" crops, OUT/reader
     cribcam train widen models/reader.pt W53.pt             # the reader + a 53rd class, "none"
     cribcam train reader OUT --init W53.pt --hours 1        # ... fine-tuned to read "none" too
+    cribcam train export OUT --only reader                  # that reader alone -> ONNX
     cribcam train sets OUT --cards --synth DIR... --synth-val DIR   # the same windows, 52 classes
     cribcam train cards OUT --hours 1                       # the single-stage 52-class detector
     cribcam train export OUT --cards FILE.onnx              # its best weights -> ONNX
@@ -74,13 +75,15 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     export.add_argument("out", type=Path, help="training folder")
     export.add_argument("--models", type=Path, default=MODELS_DIR, help="where the app looks")
     export.add_argument("--cards", type=Path, help="export the 52-class detector here instead")
+    export.add_argument("--only", choices=("detector", "reader"),
+                        help="export one stage (the other was not trained in OUT)")  # fmt: skip
     export.set_defaults(run=run_export)
 
 
 def run_sets(args: argparse.Namespace) -> int:
     from vision.detector import CardReader
     from vision.realsplit import split_part
-    from vision.trainsets import build_none_sets, build_sets, build_windows, stage_one_boxes
+    from vision.trainsets import build_sets, build_windows, stage_one_boxes
 
     for folder in (*args.synth, args.synth_val, args.real):
         if not (folder / "images").is_dir():
@@ -93,12 +96,8 @@ def run_sets(args: argparse.Namespace) -> int:
                                args.out / "cards", card_classes=True,
                                relabel=args.relabel)  # fmt: skip
     else:
-        counts = build_sets(
-            args.synth, args.synth_val, args.real, real_train, args.out, relabel=args.relabel
-        )
-    if finder is not None:
-        counts |= build_none_sets(finder, args.synth, args.synth_val, args.real, real_train,
-                                  args.out, relabel=args.relabel)  # fmt: skip
+        counts = build_sets(args.synth, args.synth_val, args.real, real_train, args.out,
+                            relabel=args.relabel, none_finder=finder)  # fmt: skip
     for name, count in counts.items():
         print(f"{name}: {count}")
     return 0
@@ -134,14 +133,16 @@ def run_export(args: argparse.Namespace) -> int:
         export_onnx(runs / "cards" / "weights" / "best.pt", args.cards, imgsz=640)
         print(f"exported to {args.cards}")
         return 0
-    export_onnx(
-        runs / "detector" / "weights" / "best.pt",
-        args.models / DETECTOR_FILE,
-        imgsz=DEFAULT_DETECTOR_SIDE,
-        dynamic=True,
-        half_weights=True,
-    )
-    export_onnx(runs / "reader" / "weights" / "best.pt", args.models / READER_FILE, imgsz=64,
-                dynamic=True)  # fmt: skip
+    if args.only != "reader":
+        export_onnx(
+            runs / "detector" / "weights" / "best.pt",
+            args.models / DETECTOR_FILE,
+            imgsz=DEFAULT_DETECTOR_SIDE,
+            dynamic=True,
+            half_weights=True,
+        )
+    if args.only != "detector":
+        export_onnx(runs / "reader" / "weights" / "best.pt", args.models / READER_FILE, imgsz=64,
+                    dynamic=True)  # fmt: skip
     print(f"exported to {args.models}")
     return 0

@@ -252,10 +252,12 @@ def build_sets(
     out: Path,
     *,
     relabel: Path | None = None,
+    none_finder: BoxFinder | None = None,
 ) -> dict[str, int]:
     """Both stages' training sets: detector windows and reader crops from one or more synthetic
     sets, plus the real photos of the training part of the split (more windows and rotations
-    each: they are few), with the corrected labels in `relabel` where it has them."""
+    each: they are few), with the corrected labels in `relabel` where it has them; with
+    `none_finder`, the "none" crops too (`write_none_sets`)."""
     counts = build_windows(synth, synth_val, real, real_train, out / "detector", relabel=relabel)
     cls = out / "reader"
     crops = 0
@@ -277,24 +279,19 @@ def build_sets(
     counts["reader/val"] = write_crops(
         _capped(labelled_images(synth_val), 12, 6), cls / "val", prefix="val", rotations=2, seed=6
     )
+    if none_finder is not None:
+        counts |= write_none_sets(none_finder, synth, synth_val, real, real_train, cls, relabel)
     return counts
 
 
-def build_none_sets(
-    finder: BoxFinder,
-    synth: Sequence[Path],
-    synth_val: Path,
-    real: Path,
-    real_train: Sequence[str],
-    out: Path,
-    *,
-    relabel: Path | None = None,
-) -> dict[str, int]:
-    """The "none" crops beside `build_sets`' reader crops in `out/reader`, from the same scenes;
-    the real photos give more each (more rotations, a higher cap): they are few, and they hold
-    the clutter the app meets. Every label counts here (no `_capped`): a labelled index left
-    out would be filed as no index."""
-    reader = out / "reader"
+def write_none_sets(
+    finder: BoxFinder, synth: Sequence[Path], synth_val: Path, real: Path,
+    real_train: Sequence[str], reader: Path, relabel: Path | None,
+) -> dict[str, int]:  # fmt: skip
+    """The "none" crops beside the reader crops in `reader`, from the same scenes; the real
+    photos give more each (more rotations, a higher cap): they are few, and they hold the
+    clutter the app meets. Every label counts here (no `_capped`): a labelled index left out
+    would be filed as no index."""
     synthetic = sum(
         write_none_crops(labelled_images(folder), finder, reader / "train", prefix=_prefix(k),
                          seed=7 + 10 * k)

@@ -130,13 +130,19 @@ def test_the_shipped_models_read_at_their_calibrated_threshold() -> None:
     assert reader.pairing.min_score == shipped["card_threshold"]
 
 
-def test_cribcam_calibrate_writes_the_models_calibration(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def _networks_only(tmp_path: Path) -> Path:
+    """A models folder with the shipped networks and no calibration yet."""
     models = tmp_path / "models"
     models.mkdir()
     for name in ("corner-detector.onnx", "corner-reader.onnx"):
         shutil.copy(MODELS_DIR / name, models / name)
+    return models
+
+
+def test_cribcam_calibrate_writes_the_models_calibration(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    models = _networks_only(tmp_path)
     split = tmp_path / "split.json"
     split.write_text(json.dumps({"train": ["dev_0594.jpg", "dev_0075.jpg", "syn_77_000013.jpg"]}))
     argv = ["calibrate", str(SAMPLES), "--split", str(split), "--models", str(models)]
@@ -152,10 +158,7 @@ def test_cribcam_calibrate_writes_the_models_calibration(
 def test_cribcam_calibrate_pools_more_labelled_folders(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    models = tmp_path / "models"
-    models.mkdir()
-    for name in ("corner-detector.onnx", "corner-reader.onnx"):
-        shutil.copy(MODELS_DIR / name, models / name)
+    models = _networks_only(tmp_path)
     split = tmp_path / "split.json"
     split.write_text(json.dumps({"train": ["dev_0594.jpg"]}))
     scenes = tmp_path / "scenes"

@@ -91,6 +91,19 @@ def test_export_writes_only_the_target(tmp_path: Path) -> None:
     assert out.shape == (3, 53)  # the 52 cards and "not an index"
 
 
+def test_export_of_one_stage_leaves_the_other_alone(tmp_path: Path) -> None:
+    weights = tmp_path / "train" / "runs" / "reader" / "weights" / "best.pt"
+    weights.parent.mkdir(parents=True)
+    shutil.copy(MODELS_DIR / "reader.pt", weights)
+    models = tmp_path / "models"
+    argv = ["train", "export", str(tmp_path / "train"), "--models", str(models)]
+    assert main([*argv, "--only", "reader"]) == 0
+    assert sorted(p.name for p in models.iterdir()) == ["corner-reader.onnx"]
+    assert main([*argv, "--only", "detector"]) == 2  # never trained in that folder
+    assert main(argv) == 2
+    assert sorted(p.name for p in models.iterdir()) == ["corner-reader.onnx"]
+
+
 def _shifted(source: Path, target: Path, by: float) -> Path:
     """`source` with every floating weight moved by `by` (a stand-in for a tuned reader)."""
     import torch

@@ -73,6 +73,9 @@ def test_the_tune_saves_a_profile_with_its_accuracy(tuned: Tuned) -> None:
     assert profile.record["accuracy_after"] == result.accuracy_after
     assert profile.record["base_model"] == file_hash(MODELS / "corner-reader.onnx")
     assert profile.record["ink"] == "dark" and reader_info(profile.reader).ink == "dark"
+    # The base reader's "not an index" class survives the tune (it trained on face middles).
+    assert reader_info(profile.reader).none_column == reader_info(MODELS / READER_FILE).none_column
+    assert reader_info(profile.reader).none_column is not None
 
 
 def test_a_deck_printed_light_on_dark_is_told_from_its_patches(tuned: Tuned) -> None:

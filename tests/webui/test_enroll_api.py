@@ -535,6 +535,7 @@ class RecordingCardReader:
         reader_path: Path | None = None,
         detector_size: int | None = None,
         closer_look: bool = True,
+        far_look: bool = True,
     ) -> None:
         self.reader_path = reader_path
         RecordingCardReader.made.append(reader_path)
