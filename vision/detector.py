@@ -68,12 +68,14 @@ SMALL_INDEX_PX = 24
 CLOSER_LOOK_SCALE = 1.44
 CLOSER_LOOK_MIN_SCALE = 1.2
 CLOSER_LOOK_INDEX_PX = 28
-#: Every frame is read again at this share of stage 1's side (384 for 800), where indices
-#: larger than stage 1 learnt (close-up fans) come into its range; it boxes large pips too,
-#: which the reader's "not an index" class (`vision.reader_classes.NOT_AN_INDEX`) sets aside.
-#: With it and that class, 1280 x 720 frames of the held-out designs read 98.0 / 97.3 % in view
-#: (96.0 % recall without), 1280-px scenes 98.6 / 96.9 % (96.3 %) (MODEL_CARD.md, "Preview 6").
+#: A frame whose indices read at least `FAR_LOOK_INDEX_PX` (median) in stage 1's input is read
+#: again at this share of its side (384 for 800), where indices larger than stage 1 learnt
+#: (close-up fans) come into its range; it boxes large pips too, which the reader's "not an
+#: index" class (`vision.reader_classes.NOT_AN_INDEX`) sets aside. With it and that class, 1280
+#: x 720 frames of the held-out designs read 96.0 -> 97.3 % of the cards in view; at frames of
+#: smaller indices it only read wrong cards (MODEL_CARD.md, "Preview 6").
 FAR_LOOK_SCALE = 0.5
+FAR_LOOK_INDEX_PX = CLOSER_LOOK_INDEX_PX
 
 Image = npt.NDArray[np.uint8]
 Forward = Callable[[npt.NDArray[np.float32]], npt.NDArray[np.float32]]
@@ -212,7 +214,7 @@ class CardReader:
     reader_path: Path | None = None
     detector_size: int | None = None
     closer_look: bool = True
-    #: Look again at half the side, for indices larger than stage 1 learnt (`FAR_LOOK_SCALE`).
+    #: Look again at half the side where the indices are large (`FAR_LOOK_SCALE`).
     far_look: bool = True
     #: How many times stage 1 read the last frame: one more for each of the closer and the far
     #: look.
@@ -293,13 +295,11 @@ class CardReader:
         self, frame: Image
     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.float32]]:
         """Both stages' raw outputs: boxes (frame pixels), box scores and N × 52 probabilities,
-        pooled with a closer look's where one is due (`closer_side`) and a far look's
-        (`far_look`), a glyph boxed twice kept at its better-scored reading."""
+        pooled with a closer or a far look's where one is due (`_extra_sides`), a glyph boxed
+        twice kept at its better-scored reading."""
         times = StageTimes()
         boxes, found, probabilities = self._look(frame, None, times)
-        closer = self._closer_side(frame, boxes, found, probabilities)
-        far = self._detector.far_side if self.far_look else None
-        sides = [side for side in (closer, far) if side is not None]
+        sides = self._extra_sides(frame, boxes, found, probabilities)
         self.last_looks = 1 + len(sides)
         for side in sides:
             more = self._look(frame, side, times)
@@ -330,27 +330,32 @@ class CardReader:
         times.read += _ms_since(start)
         return boxes, found, probabilities
 
-    def _closer_side(
+    def _extra_sides(
         self,
         frame: Image,
         boxes: npt.NDArray[np.float32],
         box_scores: npt.NDArray[np.float32],
         probabilities: npt.NDArray[np.float32],
-    ) -> int | None:
-        """The side of a closer look at this frame, or None where none is due: the closer
-        side, or the frame's own pixels' where fewer, is at least `CLOSER_LOOK_MIN_SCALE` times
-        stage 1's, and the indices read (all boxes where none reaches the card threshold) are
-        under `CLOSER_LOOK_INDEX_PX` in stage 1's input."""
+    ) -> list[int]:
+        """The sides of the looks due after the first, by the median size in stage 1's input
+        of the indices it read (all its boxes where none reaches the card threshold): a closer
+        look under `CLOSER_LOOK_INDEX_PX`, where the frame holds the pixels for one
+        (`FrameDetector.closer_side_for`); a far look from `FAR_LOOK_INDEX_PX`."""
+        if not len(boxes):
+            return []
         height, width = frame.shape[:2]
-        side = self._detector.closer_side_for(width, height)
-        if not self.closer_look or side is None or not len(boxes):
-            return None
         scores = self._corner_scores(box_scores, probabilities)
         seen = Detections(boxes, scores, probabilities.argmax(axis=1))
         read = seen[scores >= self.pairing.min_score]
         median = float(np.median((read if len(read) else seen).sizes))
-        small = median * self._detector.scale(width, height) < CLOSER_LOOK_INDEX_PX
-        return side if small else None
+        index_px = median * self._detector.scale(width, height)
+        closer = self._detector.closer_side_for(width, height) if self.closer_look else None
+        far = self._detector.far_side if self.far_look else None
+        due = [
+            (closer, index_px < CLOSER_LOOK_INDEX_PX),
+            (far, index_px >= FAR_LOOK_INDEX_PX),
+        ]
+        return [side for side, wanted in due if side is not None and wanted]
 
     def index_boxes(self, frame: Image, min_score: float = 0.25) -> npt.NDArray[np.float32]:
         """Stage 1 alone: each corner index's box once (for enrolment, which groups indices by

@@ -62,7 +62,7 @@ def test_one_look_reads_a_large_table_once(capsys: pytest.CaptureFixture[str]) -
     for flags in ([], ["--one-look"]):
         assert main(["detect", "--json", *flags, str(table)]) == 0
         read.append({card["card"] for card in json.loads(capsys.readouterr().out)["cards"]})
-    assert read[1] <= truth and len(read[0] & truth) > len(read[1])
+    assert len(read[0] & truth) > len(read[1] & truth)
 
 
 def test_annotate_draws_the_cards_read_and_seats_add_roles(
