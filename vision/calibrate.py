@@ -119,8 +119,8 @@ def calibrate(
     `also`: more labelled folders, read whole, whose readings join the choice of the
     thresholds (not the fit of the weights). A reader fine-tuned on the real training photos is
     surer of them than of any photo it never saw, and a threshold chosen on them alone is then
-    too low (MODEL_CARD.md, "A reader that can say "not an index""); scenes of the training
-    designs drawn for calibration add views it did not learn."""
+    too low (MODEL_CARD.md, "Preview 6"); scenes of the training designs drawn for calibration
+    add views it did not learn."""
     if not 0 < precision < 1:
         raise CalibrationError(f"target precision must lie between 0 and 1, got {precision}")
     photos = read_photos(reader, dataset, names, relabel)
