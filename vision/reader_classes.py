@@ -51,9 +51,7 @@ def reader_info(path: Path) -> ReaderInfo:
     ink = metadata.get(INK_KEY)
     names = _names(metadata.get("names")) or {}
     none = [index for index, name in names.items() if name == NOT_AN_INDEX]
-    return ReaderInfo(
-        _columns(metadata.get("names")), ink if ink in INKS else None, none[0] if none else None
-    )
+    return ReaderInfo(_columns(names), ink if ink in INKS else None, none[0] if none else None)
 
 
 def reader_columns(path: Path) -> npt.NDArray[np.int64]:
@@ -64,10 +62,9 @@ def reader_columns(path: Path) -> npt.NDArray[np.int64]:
     return reader_info(path).columns
 
 
-def _columns(text: str | None) -> npt.NDArray[np.int64]:
-    names = _names(text)
+def _columns(names: dict[int, str]) -> npt.NDArray[np.int64]:
     identity = np.arange(len(CLASS_NAMES), dtype=np.int64)
-    cards = {index: name for index, name in (names or {}).items() if name != NOT_AN_INDEX}
+    cards = {index: name for index, name in names.items() if name != NOT_AN_INDEX}
     if sorted(cards.values()) != sorted(CLASS_NAMES):
         return identity
     column = {name: index for index, name in cards.items()}

@@ -35,6 +35,7 @@ from vision.reader_classes import INK_KEY, NOT_AN_INDEX, reader_columns, reader_
 from vision.tune_data import (
     general_crops,
     general_decks,
+    load_deck_faces,
     none_crops,
     varied_crop,
     write_class_tree,
@@ -245,16 +246,16 @@ def _write_data(root: Path, train: Sequence[tuple[str, Image]], held: Sequence[t
     for card, patch in train:
         own.setdefault(card, []).extend(varied_crop(patch, rng) for _ in range(settings.variants))
     decks = list(general_decks() if general is None else general)
-    decks = [decks[k] for k in rng.permutation(len(decks))[:GENERAL_DECKS]]
+    loaded = load_deck_faces([decks[k] for k in rng.permutation(len(decks))[:GENERAL_DECKS]])
     write_class_tree(root / "train", own, "own")
-    write_class_tree(root / "train", general_crops(decks, settings.general_per_class, rng), "gen")
+    write_class_tree(root / "train", general_crops(loaded, settings.general_per_class, rng), "gen")
     if with_none:
         write_class_tree(
             root / "train",
-            {NOT_AN_INDEX: none_crops(decks, 52 * settings.general_per_class, rng)},
+            {NOT_AN_INDEX: none_crops(loaded, 52 * settings.general_per_class, rng)},
             "none",
         )
-        write_class_tree(root / "val", {NOT_AN_INDEX: none_crops(decks, 4, rng)}, "none")
+        write_class_tree(root / "val", {NOT_AN_INDEX: none_crops(loaded, 4, rng)}, "none")
     checks: dict[str, list[Image]] = {}
     for card, patch in held or train[:52]:
         checks.setdefault(card, []).append(crop_from_patch(patch, READ_PX))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -20,8 +21,13 @@ from vision.crops import crop_index
 from vision.detections import CLASS_NAMES
 from vision.enroll import READ_PX, crop_from_patch
 
+if TYPE_CHECKING:
+    from vision.cardart import DeckArt
+
 Image = npt.NDArray[np.uint8]
 Rng = np.random.Generator
+#: A rendered deck as `vision.cardart.load_deck` gives it: its boxes and its faces by card.
+LoadedDeck = tuple["DeckArt", dict[str, Image]]
 ROOT = Path(__file__).resolve().parent.parent
 #: General crops come from the rendered training decks when present, else the small test deck.
 CARDART = ROOT / "datasets" / "cardart"
@@ -86,11 +92,15 @@ def general_decks(exclude: Iterable[str] = ()) -> list[Path]:
     return decks or ([FIXTURE_DECK] if FIXTURE_DECK.exists() else [])
 
 
-def general_crops(decks: Sequence[Path], per_class: int, rng: Rng) -> dict[str, list[Image]]:
-    """`per_class` varied crops of every card from randomly chosen decks (faces on a table)."""
+def load_deck_faces(decks: Sequence[Path]) -> list[LoadedDeck]:
+    """The decks' cards that passed their checks, loaded once for every kind of crop."""
     from vision.cardart import load_deck
 
-    loaded = [load_deck(d, only_ok=True) for d in decks]
+    return [load_deck(d, only_ok=True) for d in decks]
+
+
+def general_crops(loaded: Sequence[LoadedDeck], per_class: int, rng: Rng) -> dict[str, list[Image]]:
+    """`per_class` varied crops of every card from randomly chosen decks (faces on a table)."""
     out: dict[str, list[Image]] = {card: [] for card in CLASS_NAMES}
     if not loaded:
         return out
@@ -103,14 +113,12 @@ def general_crops(decks: Sequence[Path], per_class: int, rng: Rng) -> dict[str, 
     return out
 
 
-def none_crops(decks: Sequence[Path], count: int, rng: Rng) -> list[Image]:
+def none_crops(decks: Sequence[LoadedDeck], count: int, rng: Rng) -> list[Image]:
     """`count` varied crops of what is no index, for a reader with a "not an index" class
     (`vision.reader_classes.NOT_AN_INDEX`): a box of an index's size in the middle of a face,
     where the pips and the court figure are, which stage 1 boxes on close-ups. A tune keeps
     the class alive with them; the player's deck gives no such crops."""
-    from vision.cardart import load_deck
-
-    loaded = [(art, faces) for art, faces in (load_deck(d, only_ok=True) for d in decks) if faces]
+    loaded = [(art, faces) for art, faces in decks if faces]
     out: list[Image] = []
     for _ in range(count if loaded else 0):
         art, faces = loaded[int(rng.integers(len(loaded)))]

@@ -9,7 +9,14 @@ import numpy as np
 from vision.detections import CLASS_NAMES
 from vision.enroll import READ_PX
 from vision.reader_classes import NOT_AN_INDEX
-from vision.tune_data import FIXTURE_DECK, GREY_SHARE, none_crops, photometric, write_class_tree
+from vision.tune_data import (
+    FIXTURE_DECK,
+    GREY_SHARE,
+    load_deck_faces,
+    none_crops,
+    photometric,
+    write_class_tree,
+)
 
 
 def is_grey(crop: np.ndarray) -> bool:
@@ -36,7 +43,7 @@ def test_none_crops_fill_a_class_folder_of_their_own(tmp_path: Path) -> None:
     """A tune of a reader with a "not an index" class needs crops of that class (index-sized
     cuts of a face's middle); they go in a folder beside the 52 cards'."""
     rng = np.random.default_rng(1)
-    crops = none_crops([FIXTURE_DECK], 12, rng)
+    crops = none_crops(load_deck_faces([FIXTURE_DECK]), 12, rng)
     assert len(crops) == 12
     assert all(crop.shape == (READ_PX, READ_PX, 3) for crop in crops)
     assert none_crops([], 5, rng) == []
