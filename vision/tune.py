@@ -33,6 +33,7 @@ from vision.errors import VisionError
 from vision.profiles import Profile, ProfileStore, file_hash, write_patch
 from vision.reader_classes import INK_KEY, NOT_AN_INDEX, reader_columns, reader_info
 from vision.tune_data import (
+    fill_every_class,
     general_crops,
     general_decks,
     load_deck_faces,
@@ -260,6 +261,7 @@ def _write_data(root: Path, train: Sequence[tuple[str, Image]], held: Sequence[t
     for card, patch in held or train[:52]:
         checks.setdefault(card, []).append(crop_from_patch(patch, READ_PX))
     write_class_tree(root / "val", checks, "held")
+    fill_every_class(root / "train", root / "val")
 
 
 def _train(work: Path, base_weights: Path, seconds: float, settings: TuneSettings,

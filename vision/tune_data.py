@@ -9,6 +9,7 @@ forgetting what it knew (the player may one day bring another deck, or a card be
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -160,3 +161,18 @@ def write_class_tree(root: Path, crops: dict[str, list[Image]], prefix: str) -> 
                         [cv2.IMWRITE_JPEG_QUALITY, 95])  # fmt: skip
             written += 1
     return written
+
+
+def fill_every_class(source: Path, target: Path) -> int:
+    """Copy one crop of each class folder of `source` that `target` has none of; returns how
+    many. Ultralytics checks that a validation tree holds every training class (and logs an
+    error when not); a tune holds back patches of only some cards."""
+    copied = 0
+    for folder in sorted(p for p in source.iterdir() if p.is_dir()):
+        first = next(iter(sorted(folder.glob("*.jpg"))), None)
+        if first is None or any((target / folder.name).glob("*.jpg")):
+            continue
+        (target / folder.name).mkdir(parents=True, exist_ok=True)
+        shutil.copy(first, target / folder.name / first.name)
+        copied += 1
+    return copied

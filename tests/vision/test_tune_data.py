@@ -12,6 +12,7 @@ from vision.reader_classes import NOT_AN_INDEX
 from vision.tune_data import (
     FIXTURE_DECK,
     GREY_SHARE,
+    fill_every_class,
     load_deck_faces,
     none_crops,
     photometric,
@@ -50,3 +51,16 @@ def test_none_crops_fill_a_class_folder_of_their_own(tmp_path: Path) -> None:
     written = write_class_tree(tmp_path, {NOT_AN_INDEX: crops}, "none")
     assert written == 12 and len(list((tmp_path / NOT_AN_INDEX).iterdir())) == 12
     assert {p.name for p in tmp_path.iterdir()} == {*CLASS_NAMES, NOT_AN_INDEX}
+
+
+def test_the_validation_tree_gets_one_crop_of_each_class_it_lacks(tmp_path: Path) -> None:
+    """Ultralytics wants every training class in the validation tree; the held-back patches
+    cover only some cards, so a training crop stands in for the others, and none is doubled."""
+    crop = np.full((8, 8, 3), 200, np.uint8)
+    write_class_tree(tmp_path / "train", {"5H": [crop, crop], "QS": [crop], NOT_AN_INDEX: [crop]},
+                     "own")  # fmt: skip
+    write_class_tree(tmp_path / "val", {"QS": [crop]}, "held")
+    assert fill_every_class(tmp_path / "train", tmp_path / "val") == 2
+    in_val = sorted(p.parent.name for p in (tmp_path / "val").rglob("*.jpg"))
+    assert in_val == sorted(["5H", "QS", NOT_AN_INDEX])
+    assert fill_every_class(tmp_path / "train", tmp_path / "val") == 0
