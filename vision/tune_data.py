@@ -169,7 +169,7 @@ def fill_every_class(source: Path, target: Path) -> int:
     error when not); a tune holds back patches of only some cards."""
     copied = 0
     for folder in sorted(p for p in source.iterdir() if p.is_dir()):
-        first = next(iter(sorted(folder.glob("*.jpg"))), None)
+        first = min(folder.glob("*.jpg"), default=None)
         if first is None or any((target / folder.name).glob("*.jpg")):
             continue
         (target / folder.name).mkdir(parents=True, exist_ok=True)
