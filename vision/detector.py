@@ -31,7 +31,13 @@ from vision.cards_from_detections import (
     cards_from_detections,
 )
 from vision.crops import READ_MARGIN, crop_index
-from vision.detections import CLASS_NAMES, Detections, at_frame_edge, suppress_overlaps
+from vision.detections import (
+    CLASS_NAMES,
+    Detections,
+    at_frame_edge,
+    box_sizes,
+    suppress_overlaps,
+)
 from vision.errors import VisionError
 from vision.reader_classes import reader_info
 from vision.sources import decode_image
@@ -39,6 +45,9 @@ from vision.sources import decode_image
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DETECTOR_FILE = "corner-detector.onnx"
 READER_FILE = "corner-reader.onnx"
+#: A second reader for small indices (`vision.small_index`), optional: where `models/` has one,
+#: boxes under `SMALL_READER_PX` (longer side, frame pixels) are read by it.
+SMALL_READER_FILE = "corner-reader-small.onnx"
 #: A detector exported to take any size reads each frame at up to this square's pixels (a
 #: square photo at this side, a 16:9 frame at 1024 × 576: `input_shape`). Stage 1
 #: trains on 320-px windows cut from 640-px scenes, yet reads whole frames letterboxed to 800
@@ -76,6 +85,8 @@ CLOSER_LOOK_INDEX_PX = 28
 #: smaller indices it only read wrong cards (MODEL_CARD.md, "Preview 6").
 FAR_LOOK_SCALE = 0.5
 FAR_LOOK_INDEX_PX = CLOSER_LOOK_INDEX_PX
+#: Boxes under this (longer side, frame pixels) go to the small-index reader where there is one.
+SMALL_READER_PX = 24.0
 
 Image = npt.NDArray[np.uint8]
 Forward = Callable[[npt.NDArray[np.float32]], npt.NDArray[np.float32]]
@@ -101,6 +112,14 @@ class StageTimes:
 
     def total(self) -> float:
         return self.preprocess + self.detect + self.crops + self.read + self.postprocess
+
+
+class IndexReader(NamedTuple):
+    """A reading stage: its forward pass and the output columns of the card classes, then of
+    "not an index" where it has one (`ReaderInfo.read_columns`)."""
+
+    run: Forward
+    columns: npt.NDArray[np.int64]
 
 
 class LoadedModel(NamedTuple):
@@ -199,7 +218,9 @@ class CardReader:
     `detector_size`: the side asked for stage 1 (a frame is read at up to this square's pixels,
     `input_shape`); None: the detector's own where it was exported for one size, else
     `DEFAULT_DETECTOR_SIDE`. `input_side` tells the side in use. `closer_look`: look again at
-    a large frame whose indices read small (`CLOSER_LOOK_SCALE`).
+    a large frame whose indices read small (`CLOSER_LOOK_SCALE`). `small_reader`: read small
+    boxes with `SMALL_READER_FILE` where the models have one and no deck reader is swapped in
+    (a deck's tuned reader reads every box of its deck).
     """
 
     models_dir: Path = MODELS_DIR
@@ -216,6 +237,7 @@ class CardReader:
     closer_look: bool = True
     #: Look again at half the side where the indices are large (`FAR_LOOK_SCALE`).
     far_look: bool = True
+    small_reader: bool = True
     #: How many times stage 1 read the last frame: one more for each of the closer and the far
     #: look.
     last_looks: int = field(init=False, default=0)
@@ -231,9 +253,14 @@ class CardReader:
             raise ModelMissingError(f"card model files not found: {', '.join(missing)}")
         self._detector = FrameDetector(detector, self.backend, self.detector_size)
         self.runtime = self._detector.runtime
-        self._read = load_model(reader, self.backend).run
         info = reader_info(reader)
-        self._columns, self.ink = info.read_columns, info.ink
+        self._reader = IndexReader(load_model(reader, self.backend).run, info.read_columns)
+        self.ink = info.ink
+        small = self.models_dir / SMALL_READER_FILE
+        self._small: IndexReader | None = None
+        if self.small_reader and self.reader_path is None and small.exists():
+            run = load_model(small, self.backend).run
+            self._small = IndexReader(run, reader_info(small).read_columns)
         self.calibration = ScoreCalibration.load(self.models_dir)
 
     @property
@@ -326,7 +353,7 @@ class CardReader:
         times.crops += _ms_since(start)
 
         start = time.perf_counter()
-        probabilities = self.classify(crops)
+        probabilities = self.classify(crops, small=box_sizes(boxes) < SMALL_READER_PX)
         times.read += _ms_since(start)
         return boxes, found, probabilities
 
@@ -366,9 +393,12 @@ class CardReader:
     def read_bytes(self, data: bytes) -> Detections:
         return self.read(decode_image(data))
 
-    def classify(self, crops: Image) -> npt.NDArray[np.float32]:
+    def classify(
+        self, crops: Image, small: npt.NDArray[np.bool_] | None = None
+    ) -> npt.NDArray[np.float32]:
         """Class probabilities (card-class order) of square BGR index crops, N × 52; with a
-        reader that has a "not an index" class they sum to what that class leaves.
+        reader that has a "not an index" class they sum to what that class leaves. The crops
+        `small` marks are read by the small-index reader where there is one.
 
         Each crop is read at `read_turns` quarter turns in one batch and the readings are
         combined (geometric mean): an index seen from across the table reads the same, and
@@ -380,21 +410,29 @@ class CardReader:
         decks, real and synthetic, read as before. A reader tuned on a deck printed dark on
         light (`ink`) skips this: there the test only mistakes dim or glared crops for light ink.
         """
+        if self._small is None or small is None or not small.any():
+            return self._classified(crops, self._reader)
+        read = np.empty((len(crops), len(CLASS_NAMES)), np.float32)
+        read[~small] = self._classified(crops[~small], self._reader)
+        read[small] = self._classified(crops[small], self._small)
+        return read
+
+    def _classified(self, crops: Image, reader: IndexReader) -> npt.NDArray[np.float32]:
         if not len(crops):
-            return np.zeros((0, 52), np.float32)
+            return np.zeros((0, len(CLASS_NAMES)), np.float32)
         if self.ink == "dark":
-            return self._read_turned(crops)
+            return self._read_turned(crops, reader)
         light = np.flatnonzero(light_on_dark(crops))
-        read = self._read_turned(np.concatenate([crops, 255 - crops[light]]))
+        read = self._read_turned(np.concatenate([crops, 255 - crops[light]]), reader)
         plain, negative = read[: len(crops)], read[len(crops) :]
         surer = negative.max(axis=1) > plain[light].max(axis=1)
         plain[light[surer]] = negative[surer]
         return plain
 
-    def _read_turned(self, crops: Image) -> npt.NDArray[np.float32]:
+    def _read_turned(self, crops: Image, reader: IndexReader) -> npt.NDArray[np.float32]:
         turned = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(self.read_turns)])
-        out = self._read(model_input(turned))  # the reader takes any batch size
-        logs = np.log(np.clip(out[:, self._columns], 1e-7, 1.0)).reshape(
+        out = reader.run(model_input(turned))  # the reader takes any batch size
+        logs = np.log(np.clip(out[:, reader.columns], 1e-7, 1.0)).reshape(
             self.read_turns, len(crops), -1
         )
         mean = logs.mean(axis=0)

@@ -11,6 +11,9 @@
     cribcam train sets OUT --cards --synth DIR... --synth-val DIR   # the same windows, 52 classes
     cribcam train cards OUT --hours 1                       # the single-stage 52-class detector
     cribcam train export OUT --cards FILE.onnx              # its best weights -> ONNX
+    cribcam train sets OUT --small --synth DIR... --synth-val DIR  # small-index crops only
+    cribcam train reader OUT --init models/reader.pt        # ... the small-index reader
+    cribcam train export OUT --only small-reader            # -> models/corner-reader-small.onnx
 
 A "none" crop is a box the shipped stage 1 (`--models`) draws on no labelled index: pips, card
 art, keys. A reader that learns them as a class sets them aside instead of reading a card.
@@ -23,7 +26,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from vision.detector import DEFAULT_DETECTOR_SIDE, DETECTOR_FILE, MODELS_DIR, READER_FILE
+from vision.detector import (
+    DEFAULT_DETECTOR_SIDE,
+    DETECTOR_FILE,
+    MODELS_DIR,
+    READER_FILE,
+    SMALL_READER_FILE,
+)
 from vision.errors import TrainingError
 
 DEV_REAL = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets" / "dev-real"
@@ -52,8 +61,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     kind.add_argument("--none", action="store_true",
                       help="also crop stage 1's boxes on no index, for a reader with a 'none' "
                            "class (`train widen`)")  # fmt: skip
+    kind.add_argument("--small", action="store_true",
+                      help="only crops of small indices from shrunk scenes, with 'none' crops, "
+                           "for the small-index reader (vision.small_index)")  # fmt: skip
     sets.add_argument("--models", type=Path, default=MODELS_DIR,
-                      help="the models whose stage 1 boxes the --none crops")  # fmt: skip
+                      help="the models whose stage 1 boxes the 'none' crops")  # fmt: skip
     sets.set_defaults(run=run_sets)
 
     widen = steps.add_parser("widen", help="add a 'none' class to a 52-class reader's weights")
@@ -75,14 +87,16 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     export.add_argument("out", type=Path, help="training folder")
     export.add_argument("--models", type=Path, default=MODELS_DIR, help="where the app looks")
     export.add_argument("--cards", type=Path, help="export the 52-class detector here instead")
-    export.add_argument("--only", choices=("detector", "reader"),
-                        help="export one stage (the other was not trained in OUT)")  # fmt: skip
+    export.add_argument("--only", choices=("detector", "reader", "small-reader"),
+                        help="export one stage (the other was not trained in OUT); "
+                             "small-reader: OUT's reader as the small-index reader")  # fmt: skip
     export.set_defaults(run=run_export)
 
 
 def run_sets(args: argparse.Namespace) -> int:
     from vision.detector import CardReader
     from vision.realsplit import split_part
+    from vision.small_index import build_small_sets
     from vision.trainsets import build_sets, build_windows, stage_one_boxes
 
     for folder in (*args.synth, args.synth_val, args.real):
@@ -90,8 +104,11 @@ def run_sets(args: argparse.Namespace) -> int:
             raise TrainingError(f"no images/ in {folder}: not a cribcam synth or YOLO folder")
     real_train = split_part(args.split, "train")
     # Loaded first: missing models are named before any set is cut.
-    finder = stage_one_boxes(CardReader(args.models)) if args.none else None
-    if args.cards:
+    finder = stage_one_boxes(CardReader(args.models)) if args.none or args.small else None
+    if args.small and finder:
+        counts = build_small_sets(args.synth, args.synth_val, args.real, real_train, args.out,
+                                  finder, relabel=args.relabel)  # fmt: skip
+    elif args.cards:
         counts = build_windows(args.synth, args.synth_val, args.real, real_train,
                                args.out / "cards", card_classes=True,
                                relabel=args.relabel)  # fmt: skip
@@ -133,7 +150,10 @@ def run_export(args: argparse.Namespace) -> int:
         export_onnx(runs / "cards" / "weights" / "best.pt", args.cards, imgsz=640)
         print(f"exported to {args.cards}")
         return 0
-    if args.only != "reader":
+    if args.only == "small-reader":
+        export_onnx(runs / "reader" / "weights" / "best.pt", args.models / SMALL_READER_FILE,
+                    imgsz=64, dynamic=True, half_weights=True)  # fmt: skip
+    if args.only in (None, "detector"):
         export_onnx(
             runs / "detector" / "weights" / "best.pt",
             args.models / DETECTOR_FILE,
@@ -141,7 +161,7 @@ def run_export(args: argparse.Namespace) -> int:
             dynamic=True,
             half_weights=True,
         )
-    if args.only != "detector":
+    if args.only in (None, "reader"):
         export_onnx(runs / "reader" / "weights" / "best.pt", args.models / READER_FILE, imgsz=64,
                     dynamic=True)  # fmt: skip
     print(f"exported to {args.models}")

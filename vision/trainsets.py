@@ -151,7 +151,7 @@ def write_crops(
             if min(box[2] - box[0], box[3] - box[1]) < 3:
                 continue
             stem = out_dir / CLASSES[cls] / f"{prefix}_{labelled.image.stem}_{i}"
-            written += _write_turned(pixels, box, stem, size, rotations, rng)
+            written += write_turned(pixels, box, stem, size, rotations, rng)
     return written
 
 
@@ -177,13 +177,13 @@ def write_none_crops(
     (out_dir / NOT_AN_INDEX).mkdir(parents=True, exist_ok=True)
     written = 0
     for pixels, labelled in tqdm(list(sources), desc=f"none {prefix}", unit="img"):
-        for i, box in enumerate(_not_indices(finder, pixels, labelled, cap)):
+        for i, box in enumerate(not_indices(finder, pixels, labelled, cap)):
             stem = out_dir / NOT_AN_INDEX / f"{prefix}_{labelled.image.stem}_{i}"
-            written += _write_turned(pixels, box, stem, size, rotations, rng)
+            written += write_turned(pixels, box, stem, size, rotations, rng)
     return written
 
 
-def _write_turned(
+def write_turned(
     pixels: Image, box: npt.NDArray[np.float64], stem: Path, size: int, rotations: int,
     rng: np.random.Generator,
 ) -> int:  # fmt: skip
@@ -197,7 +197,7 @@ def _write_turned(
     return rotations
 
 
-def _not_indices(
+def not_indices(
     finder: BoxFinder, pixels: Image, labelled: LabelledImage, cap: int
 ) -> npt.NDArray[np.float64]:
     """Stage 1's boxes apart from every labelled index (all of them in an image without

@@ -11,12 +11,14 @@ import pytest
 
 from tests.vision.samples import SAMPLES, cut_through, labelled, labelled_cards
 from vision.crops import crop_index
-from vision.detections import CLASS_NAMES, at_frame_edge, iou_matrix
+from vision.detections import CLASS_NAMES, at_frame_edge, box_sizes, iou_matrix
 from vision.detector import (
     DEFAULT_DETECTOR_SIDE,
     DETECTOR_FILE,
     MODELS_DIR,
     READER_FILE,
+    SMALL_READER_FILE,
+    SMALL_READER_PX,
     CardReader,
     FrameDetector,
     ModelMissingError,
@@ -353,7 +355,9 @@ def test_a_reader_tuned_on_a_dark_ink_deck_reads_no_negatives(
         read = tuned.classify(inverted).argmax(axis=1)
         right = np.mean([CLASS_NAMES[c] == card for c, card in zip(read, cards, strict=True)])
         if ink == "dark":
-            np.testing.assert_array_equal(read, tuned._read_turned(inverted).argmax(axis=1))
+            np.testing.assert_array_equal(
+                read, tuned._read_turned(inverted, tuned._reader).argmax(axis=1)
+            )
             assert right < 0.5
         else:
             assert right >= 0.8
@@ -417,3 +421,30 @@ def test_a_reader_of_the_52_cards_only_gives_them_all_its_probability(tmp_path: 
     read = CardReader(MODELS_DIR, reader_path=path).classify(np.full((1, 64, 64, 3), 200, np.uint8))
     assert CLASS_NAMES[int(read.argmax())] == "QS"
     np.testing.assert_allclose(read.sum(axis=1), 1.0, atol=0.005)
+
+
+def test_small_boxes_are_read_by_the_small_index_reader_where_the_models_have_one(
+    tmp_path: Path,
+) -> None:
+    """A small-index reader that reads every crop as 5H: the boxes under `SMALL_READER_PX` read
+    5H, the others as the main reader reads them; a deck's reader reads them all itself."""
+    models = tmp_path / "models"
+    models.mkdir()
+    for name in (DETECTOR_FILE, READER_FILE, "calibration.json"):
+        (models / name).symlink_to(MODELS_DIR / name)
+    names = sorted(CLASS_NAMES)
+    probabilities = np.full(52, 0.1 / 51)
+    probabilities[names.index("5H")] = 0.9
+    _constant_reader(models / SMALL_READER_FILE, names, probabilities.tolist())
+    frame = read_image(SAMPLES / "images" / LARGE_TABLE)
+
+    boxes, _, read = CardReader(models).corners(frame)
+    small = box_sizes(boxes) < SMALL_READER_PX
+    assert small.sum() >= 3 and (~small).sum() >= 3
+    assert {CLASS_NAMES[c] for c in read[small].argmax(axis=1)} == {"5H"}
+
+    crops = np.stack([crop_index(frame, box, 64) for box in boxes])
+    main_only = CardReader(models, small_reader=False).classify(crops)
+    np.testing.assert_allclose(CardReader(models).classify(crops, small)[~small], main_only[~small])
+    deck = CardReader(models, reader_path=models / READER_FILE)
+    np.testing.assert_allclose(deck.classify(crops, small), main_only)

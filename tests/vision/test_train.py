@@ -12,7 +12,7 @@ import pytest
 
 from cribcam.cli import main
 from vision import train
-from vision.detector import MODELS_DIR, load_model
+from vision.detector import MODELS_DIR, SMALL_READER_FILE, load_model
 from vision.errors import TrainingError, WeightsError
 from vision.reader_classes import NOT_AN_INDEX, reader_info
 from vision.train import (
@@ -102,6 +102,11 @@ def test_export_of_one_stage_leaves_the_other_alone(tmp_path: Path) -> None:
     assert main([*argv, "--only", "detector"]) == 2  # never trained in that folder
     assert main(argv) == 2
     assert sorted(p.name for p in models.iterdir()) == ["corner-reader.onnx"]
+    assert main([*argv, "--only", "small-reader"]) == 0  # the same weights, stored half
+    small = models / SMALL_READER_FILE
+    assert sorted(p.name for p in models.iterdir()) == ["corner-reader-small.onnx",
+                                                        "corner-reader.onnx"]  # fmt: skip
+    assert small.stat().st_size < 0.6 * (models / "corner-reader.onnx").stat().st_size
 
 
 def _shifted(source: Path, target: Path, by: float) -> Path:

@@ -1,0 +1,138 @@
+"""Crops of small corner indices, for a reader that reads only them (`SMALL_READER_FILE`).
+
+A whole table in a 640-px frame shows indices of 8-24 px, where the reader took spades for
+clubs and sixes for fives. Tuning the one reader on small indices cost the real webcam photos
+2-2.5 points, so a second reader learns them alone and the app shows it only boxes under
+`SMALL_READER_PX` (`vision.detector.CardReader`). Its crops come from the training scenes shrunk
+until their indices are that small, JPEG-compressed at that size as a camera would: the
+blur and blocks of a small index are the shrinking's own, not drawn on a large crop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+import cv2
+import numpy as np
+from tqdm import tqdm
+
+from vision.cardart import CLASSES
+from vision.detections import box_sizes
+from vision.detector import SMALL_READER_PX
+from vision.reader_classes import NOT_AN_INDEX
+from vision.trainsets import (
+    BoxFinder,
+    Image,
+    LabelledImage,
+    labelled_images,
+    not_indices,
+    write_turned,
+)
+
+#: A shrunk scene's median index, drawn uniformly from this range (px).
+SHRUNK_INDEX_PX = (8.0, 22.0)
+#: JPEG quality a shrunk scene is saved at, drawn uniformly from this range.
+SHRUNK_QUALITY = (55, 95)
+#: Labelled indices up to this size are cut from a shrunk scene: a little over the routing
+#: size, so the reader has seen the boxes that stage 1 draws a little larger than the label.
+CROP_MAX_PX = SMALL_READER_PX + 4
+#: "none" crops per shrunk scene, the best scored: about one for three index crops, as the
+#: main reader's sets have.
+NONE_CAP = 4
+
+
+def shrunk(
+    pixels: Image, labelled: LabelledImage, index_px: float, quality: int
+) -> tuple[Image, LabelledImage]:
+    """The scene shrunk until its median index is `index_px` (never enlarged), then JPEG
+    round-tripped at `quality`; its boxes scaled with it."""
+    height, width = pixels.shape[:2]
+    sizes = box_sizes(labelled.boxes)
+    scale = min(1.0, index_px / float(np.median(sizes))) if len(sizes) else 1.0
+    size = (max(1, round(width * scale)), max(1, round(height * scale)))
+    small = cv2.resize(pixels, size, interpolation=cv2.INTER_AREA)
+    ok, encoded = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:
+        raise ValueError(f"could not JPEG-encode a shrunk {labelled.image.name}")
+    decoded = np.asarray(cv2.imdecode(encoded, cv2.IMREAD_COLOR), dtype=np.uint8)
+    factors = np.array([size[0] / width, size[1] / height] * 2)
+    return decoded, LabelledImage(labelled.image, labelled.boxes * factors, labelled.classes)
+
+
+def shrunk_scenes(
+    sources: Iterable[tuple[Image, LabelledImage]], looks: int, rng: np.random.Generator
+) -> Iterator[tuple[Image, LabelledImage]]:
+    """`looks` shrunk copies of each labelled scene, each at its own index size and quality."""
+    for pixels, labelled in sources:
+        for _ in range(looks):
+            index_px = float(rng.uniform(*SHRUNK_INDEX_PX))
+            quality = int(rng.integers(SHRUNK_QUALITY[0], SHRUNK_QUALITY[1] + 1))
+            yield shrunk(pixels, labelled, index_px, quality)
+
+
+def write_small_crops(
+    scenes: Iterable[tuple[Image, LabelledImage]],
+    finder: BoxFinder,
+    out_dir: Path,
+    *,
+    prefix: str,
+    rotations: int = 2,
+    seed: int = 0,
+) -> dict[str, int]:
+    """Crops of the small labelled indices of shrunk scenes into `out_dir/<class name>/`, and
+    of what stage 1 boxes there that is no index into `out_dir/none/`."""
+    rng = np.random.default_rng(seed)
+    for name in (*CLASSES, NOT_AN_INDEX):
+        (out_dir / name).mkdir(parents=True, exist_ok=True)
+    counts = {"index": 0, NOT_AN_INDEX: 0}
+    for k, (pixels, labelled) in enumerate(tqdm(scenes, desc=f"small {prefix}", unit="scene")):
+        stem = f"{prefix}_{labelled.image.stem}_{k}"
+        small = box_sizes(labelled.boxes) <= CROP_MAX_PX
+        for i in np.flatnonzero(small):
+            box, name = labelled.boxes[i], CLASSES[labelled.classes[i]]
+            if min(box[2] - box[0], box[3] - box[1]) >= 3:
+                counts["index"] += write_turned(
+                    pixels, box, out_dir / name / f"{stem}_{i}", 64, rotations, rng
+                )
+        for n, box in enumerate(not_indices(finder, pixels, labelled, NONE_CAP)):
+            counts[NOT_AN_INDEX] += write_turned(
+                pixels, box, out_dir / NOT_AN_INDEX / f"{stem}_n{n}", 64, rotations, rng
+            )
+    return counts
+
+
+def build_small_sets(
+    synth: Sequence[Path],
+    synth_val: Path,
+    real: Path,
+    real_train: Sequence[str],
+    out: Path,
+    finder: BoxFinder,
+    *,
+    relabel: Path | None = None,
+    looks: int = 2,
+) -> dict[str, int]:
+    """The small-index reader's crops in `out/reader/{train,val}`: from each synthetic scene
+    `looks` shrunk copies, from each real photo of the training part four times as many (they
+    are few, and they hold real print and camera noise)."""
+    reader = out / "reader"
+    rng = np.random.default_rng(31)
+    counts: dict[str, int] = {}
+    for k, folder in enumerate(synth):
+        scenes = shrunk_scenes(labelled_images(folder), looks, rng)
+        _add(counts, "reader/train", write_small_crops(scenes, finder, reader / "train",
+                                                      prefix=f"s{k}", seed=k))  # fmt: skip
+    photos = shrunk_scenes(labelled_images(real, real_train, relabel), 4 * looks, rng)
+    _add(counts, "reader/train",
+         write_small_crops(photos, finder, reader / "train", prefix="real", seed=100))  # fmt: skip
+    scenes = shrunk_scenes(labelled_images(synth_val), looks, rng)
+    _add(counts, "reader/val",
+         write_small_crops(scenes, finder, reader / "val", prefix="val", seed=200))  # fmt: skip
+    return counts
+
+
+def _add(counts: dict[str, int], part: str, written: dict[str, int]) -> None:
+    for kind, count in written.items():
+        key = f"{part}/{kind}"
+        counts[key] = counts.get(key, 0) + count
