@@ -34,6 +34,11 @@ from vision.trainsets import (
 SHRUNK_INDEX_PX = (8.0, 22.0)
 #: JPEG quality a shrunk scene is saved at, drawn uniformly from this range.
 SHRUNK_QUALITY = (55, 95)
+#: Shrinking averages a scene's own blur and noise away, so a shrunk scene is blurred (Gaussian
+#: sigma, px) and noised (grey levels) again at its new size, each drawn from these ranges: a
+#: camera's lens and sensor work at the pixels it gives.
+SHRUNK_BLUR = (0.0, 1.0)
+SHRUNK_NOISE = (0.0, 6.0)
 #: Labelled indices up to this size are cut from a shrunk scene: a little over the routing
 #: size, so the reader has seen the boxes that stage 1 draws a little larger than the label.
 CROP_MAX_PX = SMALL_READER_PX + 4
@@ -43,15 +48,22 @@ NONE_CAP = 4
 
 
 def shrunk(
-    pixels: Image, labelled: LabelledImage, index_px: float, quality: int
-) -> tuple[Image, LabelledImage]:
-    """The scene shrunk until its median index is `index_px` (never enlarged), then JPEG
+    pixels: Image, labelled: LabelledImage, index_px: float, quality: int,
+    blur: float = 0.0, noise: float = 0.0, rng: np.random.Generator | None = None,
+) -> tuple[Image, LabelledImage]:  # fmt: skip
+    """The scene shrunk until its median index is `index_px` (never enlarged), blurred by
+    `blur` (sigma, px), noised by `noise` (grey levels, drawn from `rng`), then JPEG
     round-tripped at `quality`; its boxes scaled with it."""
     height, width = pixels.shape[:2]
     sizes = box_sizes(labelled.boxes)
     scale = min(1.0, index_px / float(np.median(sizes))) if len(sizes) else 1.0
     size = (max(1, round(width * scale)), max(1, round(height * scale)))
     small = cv2.resize(pixels, size, interpolation=cv2.INTER_AREA)
+    if blur > 0:
+        small = cv2.GaussianBlur(small, (0, 0), blur)
+    if noise > 0:
+        grain = (rng or np.random.default_rng()).normal(0.0, noise, small.shape)
+        small = np.clip(small + grain, 0, 255).astype(np.uint8)
     ok, encoded = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, quality])
     if not ok:
         raise ValueError(f"could not JPEG-encode a shrunk {labelled.image.name}")
@@ -63,12 +75,14 @@ def shrunk(
 def shrunk_scenes(
     sources: Iterable[tuple[Image, LabelledImage]], looks: int, rng: np.random.Generator
 ) -> Iterator[tuple[Image, LabelledImage]]:
-    """`looks` shrunk copies of each labelled scene, each at its own index size and quality."""
+    """`looks` shrunk copies of each labelled scene, each at its own index size, blur, noise
+    and quality."""
     for pixels, labelled in sources:
         for _ in range(looks):
             index_px = float(rng.uniform(*SHRUNK_INDEX_PX))
             quality = int(rng.integers(SHRUNK_QUALITY[0], SHRUNK_QUALITY[1] + 1))
-            yield shrunk(pixels, labelled, index_px, quality)
+            blur, noise = float(rng.uniform(*SHRUNK_BLUR)), float(rng.uniform(*SHRUNK_NOISE))
+            yield shrunk(pixels, labelled, index_px, quality, blur, noise, rng)
 
 
 def write_small_crops(
