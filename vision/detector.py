@@ -46,7 +46,8 @@ MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DETECTOR_FILE = "corner-detector.onnx"
 READER_FILE = "corner-reader.onnx"
 #: A second reader for small indices (`vision.small_index`), optional: where `models/` has one,
-#: boxes under `SMALL_READER_PX` (longer side, frame pixels) are read by it.
+#: boxes under `SMALL_READER_PX` (longer side, frame pixels) are read by it as well, on a crop
+#: with the card around the index (its own margin), and the two readings combined.
 SMALL_READER_FILE = "corner-reader-small.onnx"
 #: A detector exported to take any size reads each frame at up to this square's pixels (a
 #: square photo at this side, a 16:9 frame at 1024 × 576: `input_shape`). Stage 1
@@ -115,11 +116,19 @@ class StageTimes:
 
 
 class IndexReader(NamedTuple):
-    """A reading stage: its forward pass and the output columns of the card classes, then of
-    "not an index" where it has one (`ReaderInfo.read_columns`)."""
+    """A reading stage: its forward pass, the output columns of the card classes, then of
+    "not an index" where it has one (`ReaderInfo.read_columns`), and the margin its crops are
+    cut at."""
 
     run: Forward
     columns: npt.NDArray[np.int64]
+    margin: float = READ_MARGIN
+
+    @property
+    def inset(self) -> float:
+        """Where the index starts in its crop (share of the side), a little inside: the part
+        `light_on_dark` looks at (0.15 at `READ_MARGIN`)."""
+        return self.margin / (1 + 2 * self.margin) + 0.035
 
 
 class LoadedModel(NamedTuple):
@@ -219,8 +228,8 @@ class CardReader:
     `input_shape`); None: the detector's own where it was exported for one size, else
     `DEFAULT_DETECTOR_SIDE`. `input_side` tells the side in use. `closer_look`: look again at
     a large frame whose indices read small (`CLOSER_LOOK_SCALE`). `small_reader`: read small
-    boxes with `SMALL_READER_FILE` where the models have one and no deck reader is swapped in
-    (a deck's tuned reader reads every box of its deck).
+    boxes with `SMALL_READER_FILE` too where the models have one and no deck reader is swapped
+    in (a deck's tuned reader reads every box of its deck alone).
     """
 
     models_dir: Path = MODELS_DIR
@@ -259,8 +268,9 @@ class CardReader:
         small = self.models_dir / SMALL_READER_FILE
         self._small: IndexReader | None = None
         if self.small_reader and self.reader_path is None and small.exists():
-            run = load_model(small, self.backend).run
-            self._small = IndexReader(run, reader_info(small).read_columns)
+            run, small_info = load_model(small, self.backend).run, reader_info(small)
+            margin = small_info.margin if small_info.margin is not None else READ_MARGIN
+            self._small = IndexReader(run, small_info.read_columns, margin)
         self.calibration = ScoreCalibration.load(self.models_dir)
 
     @property
@@ -353,7 +363,7 @@ class CardReader:
         times.crops += _ms_since(start)
 
         start = time.perf_counter()
-        probabilities = self.classify(crops, small=box_sizes(boxes) < SMALL_READER_PX)
+        probabilities = self._read_small_again(frame, boxes, self.classify(crops))
         times.read += _ms_since(start)
         return boxes, found, probabilities
 
@@ -384,6 +394,29 @@ class CardReader:
         ]
         return [side for side, wanted in due if side is not None and wanted]
 
+    def _read_small_again(
+        self, frame: Image, boxes: npt.NDArray[np.float32], read: npt.NDArray[np.float32]
+    ) -> npt.NDArray[np.float32]:
+        """`read` with each small box's reading (`small_boxes`) combined with the small-index
+        reader's, which reads a crop of the box cut at its own margin (geometric mean of the
+        two, "not an index" included)."""
+        small = self.small_boxes(boxes)
+        if self._small is None or not small.any():
+            return read
+        margin = self._small.margin
+        crops = np.stack([crop_index(frame, box, self.reader_size, margin=margin)
+                          for box in boxes[small]])  # fmt: skip
+        combined = read.copy()
+        combined[small] = geometric_mean(read[small], self._classified(crops, self._small))
+        return combined
+
+    def small_boxes(self, boxes: npt.NDArray[np.float32]) -> npt.NDArray[np.bool_]:
+        """Which boxes the small-index reader reads (none where there is no such reader)."""
+        if self._small is None:
+            return np.zeros(len(boxes), np.bool_)
+        small: npt.NDArray[np.bool_] = box_sizes(boxes) < SMALL_READER_PX
+        return small
+
     def index_boxes(self, frame: Image, min_score: float = 0.25) -> npt.NDArray[np.float32]:
         """Stage 1 alone: each corner index's box once (for enrolment, which groups indices by
         geometry before any reading; a glyph boxed twice would look like two cards)."""
@@ -393,12 +426,9 @@ class CardReader:
     def read_bytes(self, data: bytes) -> Detections:
         return self.read(decode_image(data))
 
-    def classify(
-        self, crops: Image, small: npt.NDArray[np.bool_] | None = None
-    ) -> npt.NDArray[np.float32]:
+    def classify(self, crops: Image) -> npt.NDArray[np.float32]:
         """Class probabilities (card-class order) of square BGR index crops, N × 52; with a
-        reader that has a "not an index" class they sum to what that class leaves. The crops
-        `small` marks are read by the small-index reader where there is one.
+        reader that has a "not an index" class they sum to what that class leaves.
 
         Each crop is read at `read_turns` quarter turns in one batch and the readings are
         combined (geometric mean): an index seen from across the table reads the same, and
@@ -410,19 +440,14 @@ class CardReader:
         decks, real and synthetic, read as before. A reader tuned on a deck printed dark on
         light (`ink`) skips this: there the test only mistakes dim or glared crops for light ink.
         """
-        if self._small is None or small is None or not small.any():
-            return self._classified(crops, self._reader)
-        read = np.empty((len(crops), len(CLASS_NAMES)), np.float32)
-        read[~small] = self._classified(crops[~small], self._reader)
-        read[small] = self._classified(crops[small], self._small)
-        return read
+        return self._classified(crops, self._reader)
 
     def _classified(self, crops: Image, reader: IndexReader) -> npt.NDArray[np.float32]:
         if not len(crops):
             return np.zeros((0, len(CLASS_NAMES)), np.float32)
         if self.ink == "dark":
             return self._read_turned(crops, reader)
-        light = np.flatnonzero(light_on_dark(crops))
+        light = np.flatnonzero(light_on_dark(crops, reader.inset))
         read = self._read_turned(np.concatenate([crops, 255 - crops[light]]), reader)
         plain, negative = read[: len(crops)], read[len(crops) :]
         surer = negative.max(axis=1) > plain[light].max(axis=1)
@@ -442,14 +467,28 @@ class CardReader:
         return np.ascontiguousarray(probabilities[:, : len(CLASS_NAMES)], np.float32)
 
 
-def light_on_dark(crops: Image) -> npt.NDArray[np.bool_]:
+def geometric_mean(
+    first: npt.NDArray[np.float32], second: npt.NDArray[np.float32]
+) -> npt.NDArray[np.float32]:
+    """Two readings of the same crops (N × 52, "not an index" what they leave) as one: the
+    normalised geometric mean of the two, "not an index" taken as a 53rd class."""
+    logs = [
+        np.log(np.clip(np.column_stack([p, 1 - p.sum(axis=1)]), 1e-7, 1.0)) for p in (first, second)
+    ]
+    mean = (logs[0] + logs[1]) / 2
+    combined = np.exp(mean - mean.max(axis=1, keepdims=True))
+    combined /= combined.sum(axis=1, keepdims=True)
+    return np.ascontiguousarray(combined[:, : len(CLASS_NAMES)], np.float32)
+
+
+def light_on_dark(crops: Image, inset: float = READ_MARGIN) -> npt.NDArray[np.bool_]:
     """Which square index crops show light ink on a dark face: in the middle of the crop (the
-    index, without the margin around it) the brightest tenth of the pixels lies further from
+    index: `inset` of the side off each edge) the brightest tenth of the pixels lies further from
     the median than the darkest tenth. Read in grey, so red and black ink on white both count
     as dark."""
     side = crops.shape[1]
-    inset = round(side * READ_MARGIN)
-    grey = crops[:, inset : side - inset, inset : side - inset].mean(axis=3)
+    cut = round(side * inset)
+    grey = crops[:, cut : side - cut, cut : side - cut].mean(axis=3)
     low, middle, high = np.percentile(grey.reshape(len(crops), -1), [10, 50, 90], axis=1)
     return np.asarray(high - middle > middle - low)
 

@@ -12,7 +12,7 @@ indices dark on a light face or light on a dark one (`INK_KEY`). A reader may al
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +23,9 @@ from vision.detections import CLASS_NAMES
 #: Metadata key a deck tune writes: "dark" (dark ink on a light face) or "light".
 INK_KEY = "cribcam_ink"
 INKS = ("dark", "light")
+#: Metadata key of the margin a reader learnt its crops at (`vision.crops.crop_index`), where it
+#: is not the app's `READ_MARGIN`: the small-index reader reads the card around the index too.
+MARGIN_KEY = "cribcam_crop_margin"
 #: The class a reader trained on stage 1's false boxes gives what is not a corner index. Its
 #: folder name sorts after every card's, so the 52 card columns keep their places.
 NOT_AN_INDEX = "none"
@@ -32,11 +35,13 @@ NOT_AN_INDEX = "none"
 class ReaderInfo:
     """`columns`: the output column of each card class; `ink`: the tuned deck's ink, None for a
     reader that knows no one deck (the base reader); `none_column`: the output column of
-    `NOT_AN_INDEX`, None for a reader of the 52 cards only."""
+    `NOT_AN_INDEX`, None for a reader of the 52 cards only; `margin`: the crop margin it
+    learnt (`MARGIN_KEY`), None for the app's own."""
 
     columns: npt.NDArray[np.int64]
     ink: str | None
     none_column: int | None = None
+    margin: float | None = None
 
     @property
     def read_columns(self) -> npt.NDArray[np.int64]:
@@ -51,7 +56,16 @@ def reader_info(path: Path) -> ReaderInfo:
     ink = metadata.get(INK_KEY)
     names = _names(metadata.get("names")) or {}
     none = [index for index, name in names.items() if name == NOT_AN_INDEX]
-    return ReaderInfo(_columns(names), ink if ink in INKS else None, none[0] if none else None)
+    info = ReaderInfo(_columns(names), ink if ink in INKS else None, none[0] if none else None)
+    return replace(info, margin=_margin(metadata.get(MARGIN_KEY)))
+
+
+def _margin(text: str | None) -> float | None:
+    try:
+        margin = float(text) if text else None
+    except ValueError:
+        return None
+    return margin if margin is not None and 0 <= margin <= 2 else None
 
 
 def reader_columns(path: Path) -> npt.NDArray[np.int64]:

@@ -1,11 +1,12 @@
-"""Crops of small corner indices, for a reader that reads only them (`SMALL_READER_FILE`).
+"""Crops of small corner indices, for a second reader of them (`SMALL_READER_FILE`).
 
 A whole table in a 640-px frame shows indices of 8-24 px, where the reader took spades for
-clubs and sixes for fives. Tuning the one reader on small indices cost the real webcam photos
-2-2.5 points, so a second reader learns them alone and the app shows it only boxes under
-`SMALL_READER_PX` (`vision.detector.CardReader`). Its crops come from the training scenes shrunk
-until their indices are that small, JPEG-compressed at that size as a camera would: the
-blur and blocks of a small index are the shrinking's own, not drawn on a large crop.
+clubs and sixes for fives: an index that small holds few pixels. The card around it holds more
+(the pips beside the index, a court card's picture), so a second reader learns crops with the
+card around the index (`CONTEXT_MARGINS`), and the app reads each box under `SMALL_READER_PX`
+with both readers and combines the two (`vision.detector.CardReader`). Its crops come from the
+training scenes shrunk until their indices are that small, then blurred, noised and
+JPEG-compressed at that size as a camera would.
 """
 
 from __future__ import annotations
@@ -42,6 +43,10 @@ SHRUNK_NOISE = (0.0, 6.0)
 #: Labelled indices up to this size are cut from a shrunk scene: a little over the routing
 #: size, so the reader has seen the boxes that stage 1 draws a little larger than the label.
 CROP_MAX_PX = SMALL_READER_PX + 4
+#: The margins (share of the box's longer side on each side) the crops are cut at: the crop is
+#: 2.4-3 times the index, so it shows the pips beside it; the app cuts at `CONTEXT_MARGIN`.
+CONTEXT_MARGINS = (0.7, 1.0)
+CONTEXT_MARGIN = 0.85
 #: "none" crops per shrunk scene, the best scored: about one for three index crops, as the
 #: main reader's sets have.
 NONE_CAP = 4
@@ -95,7 +100,8 @@ def write_small_crops(
     seed: int = 0,
 ) -> dict[str, int]:
     """Crops of the small labelled indices of shrunk scenes into `out_dir/<class name>/`, and
-    of what stage 1 boxes there that is no index into `out_dir/none/`."""
+    of what stage 1 boxes there that is no index into `out_dir/none/`, each with the card
+    around it (`CONTEXT_MARGINS`)."""
     rng = np.random.default_rng(seed)
     for name in (*CLASSES, NOT_AN_INDEX):
         (out_dir / name).mkdir(parents=True, exist_ok=True)
@@ -107,12 +113,14 @@ def write_small_crops(
             box, name = labelled.boxes[i], CLASSES[labelled.classes[i]]
             if min(box[2] - box[0], box[3] - box[1]) >= 3:
                 counts["index"] += write_turned(
-                    pixels, box, out_dir / name / f"{stem}_{i}", 64, rotations, rng
-                )
+                    pixels, box, out_dir / name / f"{stem}_{i}", 64, rotations, rng,
+                    CONTEXT_MARGINS,
+                )  # fmt: skip
         for n, box in enumerate(not_indices(finder, pixels, labelled, NONE_CAP)):
             counts[NOT_AN_INDEX] += write_turned(
-                pixels, box, out_dir / NOT_AN_INDEX / f"{stem}_n{n}", 64, rotations, rng
-            )
+                pixels, box, out_dir / NOT_AN_INDEX / f"{stem}_n{n}", 64, rotations, rng,
+                CONTEXT_MARGINS,
+            )  # fmt: skip
     return counts
 
 

@@ -143,7 +143,9 @@ def run_stage(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from vision.train import export_onnx
+    from vision.reader_classes import MARGIN_KEY
+    from vision.small_index import CONTEXT_MARGIN
+    from vision.train import export_onnx, set_metadata
 
     runs = args.out / "runs"
     if args.cards:
@@ -151,8 +153,10 @@ def run_export(args: argparse.Namespace) -> int:
         print(f"exported to {args.cards}")
         return 0
     if args.only == "small-reader":
-        export_onnx(runs / "reader" / "weights" / "best.pt", args.models / SMALL_READER_FILE,
-                    imgsz=64, dynamic=True, half_weights=True)  # fmt: skip
+        small = export_onnx(runs / "reader" / "weights" / "best.pt",
+                            args.models / SMALL_READER_FILE, imgsz=64, dynamic=True,
+                            half_weights=True)  # fmt: skip
+        set_metadata(small, {MARGIN_KEY: str(CONTEXT_MARGIN)})
     if args.only in (None, "detector"):
         export_onnx(
             runs / "detector" / "weights" / "best.pt",

@@ -185,13 +185,14 @@ def write_none_crops(
 
 def write_turned(
     pixels: Image, box: npt.NDArray[np.float64], stem: Path, size: int, rotations: int,
-    rng: np.random.Generator,
+    rng: np.random.Generator, margins: tuple[float, float] = (0.1, 0.4),
 ) -> int:  # fmt: skip
     """`rotations` crops of one box at `stem`_<r>.jpg, the first as cut, the others at random
-    angles, each with a random margin (the reader meets loose and tight boxes alike)."""
+    angles, each with a random margin from `margins` (the reader meets loose and tight boxes
+    alike)."""
     for r in range(rotations):
         angle = 0.0 if r == 0 else float(rng.uniform(0, 360))
-        margin = float(rng.uniform(0.1, 0.4))
+        margin = float(rng.uniform(*margins))
         crop = crop_index(pixels, box, size, margin=margin, angle=angle)
         cv2.imwrite(f"{stem}_{r}.jpg", crop, [cv2.IMWRITE_JPEG_QUALITY, 92])
     return rotations

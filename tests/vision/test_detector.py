@@ -31,7 +31,7 @@ from vision.detector import (
     light_on_dark,
 )
 from vision.errors import BadImageError
-from vision.reader_classes import INK_KEY, NOT_AN_INDEX, reader_info
+from vision.reader_classes import INK_KEY, MARGIN_KEY, NOT_AN_INDEX, reader_info
 from vision.sources import read_image
 from vision.train import set_metadata
 
@@ -423,28 +423,39 @@ def test_a_reader_of_the_52_cards_only_gives_them_all_its_probability(tmp_path: 
     np.testing.assert_allclose(read.sum(axis=1), 1.0, atol=0.005)
 
 
-def test_small_boxes_are_read_by_the_small_index_reader_where_the_models_have_one(
-    tmp_path: Path,
+def test_small_boxes_are_read_again_by_the_small_index_reader_where_the_models_have_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A small-index reader that reads every crop as 5H: the boxes under `SMALL_READER_PX` read
-    5H, the others as the main reader reads them; a deck's reader reads them all itself."""
+    """A small-index reader that reads every crop as 5H, at its own crop margin: the boxes
+    under `SMALL_READER_PX` read the geometric mean of the main reader's reading and 5H, the
+    others as the main reader reads them; a deck's reader reads them all alone."""
     models = tmp_path / "models"
     models.mkdir()
     for name in (DETECTOR_FILE, READER_FILE, "calibration.json"):
         (models / name).symlink_to(MODELS_DIR / name)
     names = sorted(CLASS_NAMES)
-    probabilities = np.full(52, 0.1 / 51)
-    probabilities[names.index("5H")] = 0.9
-    _constant_reader(models / SMALL_READER_FILE, names, probabilities.tolist())
+    constant = np.full(52, 0.1 / 51)
+    constant[names.index("5H")] = 0.9
+    small_reader = _constant_reader(models / SMALL_READER_FILE, names, constant.tolist())
+    set_metadata(small_reader, {MARGIN_KEY: "0.85"})
     frame = read_image(SAMPLES / "images" / LARGE_TABLE)
+    margins: list[float] = []
 
-    boxes, _, read = CardReader(models).corners(frame)
+    def cut(pixels: np.ndarray, box: np.ndarray, out: int, margin: float = 0.15) -> np.ndarray:
+        margins.append(margin)
+        return crop_index(pixels, box, out, margin=margin)
+
+    monkeypatch.setattr("vision.detector.crop_index", cut)
+    boxes, _, read = CardReader(models)._look(frame, None, StageTimes())
     small = box_sizes(boxes) < SMALL_READER_PX
     assert small.sum() >= 3 and (~small).sum() >= 3
-    assert {CLASS_NAMES[c] for c in read[small].argmax(axis=1)} == {"5H"}
+    assert margins == [0.15] * len(boxes) + [0.85] * int(small.sum())
 
-    crops = np.stack([crop_index(frame, box, 64) for box in boxes])
-    main_only = CardReader(models, small_reader=False).classify(crops)
-    np.testing.assert_allclose(CardReader(models).classify(crops, small)[~small], main_only[~small])
+    alone = CardReader(models, small_reader=False)._look(frame, None, StageTimes())[2]
+    np.testing.assert_allclose(read[~small], alone[~small])
+    in_card_order = constant[[names.index(name) for name in CLASS_NAMES]]
+    both = np.sqrt(alone[small] * in_card_order)
+    np.testing.assert_allclose(read[small], both / both.sum(axis=1, keepdims=True), atol=0.01)
+    assert (read[small, CLASS_NAMES.index("5H")] > alone[small, CLASS_NAMES.index("5H")]).all()
     deck = CardReader(models, reader_path=models / READER_FILE)
-    np.testing.assert_allclose(deck.classify(crops, small), main_only)
+    np.testing.assert_allclose(deck._look(frame, None, StageTimes())[2], alone)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -68,6 +69,11 @@ def test_small_crops_take_the_small_indices_and_stage_one_boxes_on_none(tmp_path
     assert counts == {"index": 2, NOT_AN_INDEX: 2}
     filed = {p.parent.name for p in (tmp_path / "c").rglob("*.jpg")}
     assert filed == {CLASSES[51], NOT_AN_INDEX}
+    for crop in (tmp_path / "c" / CLASSES[51]).glob("*.jpg"):
+        ink = cv2.imread(str(crop)).mean(axis=2) < 100
+        # The 8 x 20 glyph in a crop 2.4-3 times its height (a quarter to a tenth of it at the
+        # main reader's margins), in the middle.
+        assert 0.03 < ink.mean() < 0.09 and ink[24:40, 24:40].mean() > 0.3
 
 
 def test_train_sets_small_writes_only_the_small_reader_crops(

@@ -15,6 +15,7 @@ from vision import train
 from vision.detector import MODELS_DIR, SMALL_READER_FILE, load_model
 from vision.errors import TrainingError, WeightsError
 from vision.reader_classes import NOT_AN_INDEX, reader_info
+from vision.small_index import CONTEXT_MARGIN
 from vision.train import (
     READER_ARGS,
     add_none_class,
@@ -107,6 +108,8 @@ def test_export_of_one_stage_leaves_the_other_alone(tmp_path: Path) -> None:
     assert sorted(p.name for p in models.iterdir()) == ["corner-reader-small.onnx",
                                                         "corner-reader.onnx"]  # fmt: skip
     assert small.stat().st_size < 0.6 * (models / "corner-reader.onnx").stat().st_size
+    assert reader_info(small).margin == CONTEXT_MARGIN  # the app cuts its crops at this margin
+    assert reader_info(models / "corner-reader.onnx").margin is None
 
 
 def _shifted(source: Path, target: Path, by: float) -> Path:
