@@ -21,6 +21,7 @@ from tqdm import tqdm
 from vision.cardart import CLASSES
 from vision.detections import box_sizes
 from vision.detector import SMALL_READER_PX
+from vision.errors import TrainingError
 from vision.reader_classes import NOT_AN_INDEX
 from vision.trainsets import (
     BoxFinder,
@@ -71,7 +72,7 @@ def shrunk(
         small = np.clip(small + grain, 0, 255).astype(np.uint8)
     ok, encoded = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, quality])
     if not ok:
-        raise ValueError(f"could not JPEG-encode a shrunk {labelled.image.name}")
+        raise TrainingError(f"could not JPEG-encode a shrunk {labelled.image.name}")
     decoded = np.asarray(cv2.imdecode(encoded, cv2.IMREAD_COLOR), dtype=np.uint8)
     factors = np.array([size[0] / width, size[1] / height] * 2)
     return decoded, LabelledImage(labelled.image, labelled.boxes * factors, labelled.classes)
