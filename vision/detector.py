@@ -88,6 +88,9 @@ FAR_LOOK_SCALE = 0.5
 FAR_LOOK_INDEX_PX = CLOSER_LOOK_INDEX_PX
 #: Boxes under this (longer side, frame pixels) go to the small-index reader where there is one.
 SMALL_READER_PX = 24.0
+#: The small-index reader's weight where its reading and the main reader's are combined (0.7
+#: read more small crops right but fewer held-out cards: MODEL_CARD.md, "Preview 7.1").
+SMALL_READER_WEIGHT = 0.5
 
 Image = npt.NDArray[np.uint8]
 Forward = Callable[[npt.NDArray[np.float32]], npt.NDArray[np.float32]]
@@ -398,8 +401,8 @@ class CardReader:
         self, frame: Image, boxes: npt.NDArray[np.float32], read: npt.NDArray[np.float32]
     ) -> npt.NDArray[np.float32]:
         """`read` with each small box's reading (`small_boxes`) combined with the small-index
-        reader's, which reads a crop of the box cut at its own margin (geometric mean of the
-        two, "not an index" included)."""
+        reader's, which reads a crop of the box cut at its own margin (their geometric mean,
+        weighted by `SMALL_READER_WEIGHT`, "not an index" included)."""
         small = self.small_boxes(boxes)
         if self._small is None or not small.any():
             return read
@@ -407,7 +410,9 @@ class CardReader:
         crops = np.stack([crop_index(frame, box, self.reader_size, margin=margin)
                           for box in boxes[small]])  # fmt: skip
         combined = read.copy()
-        combined[small] = geometric_mean(read[small], self._classified(crops, self._small))
+        combined[small] = geometric_mean(
+            read[small], self._classified(crops, self._small), SMALL_READER_WEIGHT
+        )
         return combined
 
     def small_boxes(self, boxes: npt.NDArray[np.float32]) -> npt.NDArray[np.bool_]:
@@ -468,14 +473,14 @@ class CardReader:
 
 
 def geometric_mean(
-    first: npt.NDArray[np.float32], second: npt.NDArray[np.float32]
+    first: npt.NDArray[np.float32], second: npt.NDArray[np.float32], second_weight: float = 0.5
 ) -> npt.NDArray[np.float32]:
-    """Two readings of the same crops (N × 52, "not an index" what they leave) as one: the
-    normalised geometric mean of the two, "not an index" taken as a 53rd class."""
+    """Two readings of the same crops (N × 52, "not an index" what they leave) as one: their
+    normalised weighted geometric mean, "not an index" taken as a 53rd class."""
     logs = [
         np.log(np.clip(np.column_stack([p, 1 - p.sum(axis=1)]), 1e-7, 1.0)) for p in (first, second)
     ]
-    mean = (logs[0] + logs[1]) / 2
+    mean = (1 - second_weight) * logs[0] + second_weight * logs[1]
     combined = np.exp(mean - mean.max(axis=1, keepdims=True))
     combined /= combined.sum(axis=1, keepdims=True)
     return np.ascontiguousarray(combined[:, : len(CLASS_NAMES)], np.float32)

@@ -19,6 +19,7 @@ from vision.detector import (
     READER_FILE,
     SMALL_READER_FILE,
     SMALL_READER_PX,
+    SMALL_READER_WEIGHT,
     CardReader,
     FrameDetector,
     ModelMissingError,
@@ -26,6 +27,7 @@ from vision.detector import (
     PhotoReader,
     StageTimes,
     frame_json,
+    geometric_mean,
     input_shape,
     letterbox,
     light_on_dark,
@@ -427,8 +429,8 @@ def test_small_boxes_are_read_again_by_the_small_index_reader_where_the_models_h
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A small-index reader that reads every crop as 5H, at its own crop margin: the boxes
-    under `SMALL_READER_PX` read the geometric mean of the main reader's reading and 5H, the
-    others as the main reader reads them; a deck's reader reads them all alone."""
+    under `SMALL_READER_PX` read the weighted geometric mean of the main reader's reading and
+    5H, the others as the main reader reads them; a deck's reader reads them all alone."""
     models = tmp_path / "models"
     models.mkdir()
     for name in (DETECTOR_FILE, READER_FILE, "calibration.json"):
@@ -454,8 +456,22 @@ def test_small_boxes_are_read_again_by_the_small_index_reader_where_the_models_h
     alone = CardReader(models, small_reader=False)._look(frame, None, StageTimes())[2]
     np.testing.assert_allclose(read[~small], alone[~small])
     in_card_order = constant[[names.index(name) for name in CLASS_NAMES]]
-    both = np.sqrt(alone[small] * in_card_order)
+    weight = SMALL_READER_WEIGHT
+    both = alone[small] ** (1 - weight) * in_card_order**weight
     np.testing.assert_allclose(read[small], both / both.sum(axis=1, keepdims=True), atol=0.01)
     assert (read[small, CLASS_NAMES.index("5H")] > alone[small, CLASS_NAMES.index("5H")]).all()
     deck = CardReader(models, reader_path=models / READER_FILE)
     np.testing.assert_allclose(deck._look(frame, None, StageTimes())[2], alone)
+
+
+def test_the_geometric_mean_of_two_readings_leans_to_the_weighted_one() -> None:
+    """Weight 0 or 1 gives one reading back, "not an index" included; in between, the card
+    the weighted reading prefers wins and the result is still a distribution."""
+    first = np.zeros((1, 52), np.float32)
+    second = np.zeros((1, 52), np.float32)
+    first[0, :2], second[0, :2] = (0.8, 0.1), (0.2, 0.7)  # "not an index": 0.1 each
+    np.testing.assert_allclose(geometric_mean(first, second, 0.0), first, atol=1e-5)
+    np.testing.assert_allclose(geometric_mean(first, second, 1.0), second, atol=1e-5)
+    even, leaning = geometric_mean(first, second), geometric_mean(first, second, 0.7)
+    assert even[0, 0] > even[0, 1] and leaning[0, 1] > leaning[0, 0]
+    assert 0.99 > even.sum() > 0.8
