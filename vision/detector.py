@@ -231,8 +231,9 @@ class CardReader:
     `input_shape`); None: the detector's own where it was exported for one size, else
     `DEFAULT_DETECTOR_SIDE`. `input_side` tells the side in use. `closer_look`: look again at
     a large frame whose indices read small (`CLOSER_LOOK_SCALE`). `small_reader`: read small
-    boxes with `SMALL_READER_FILE` too where the models have one and no deck reader is swapped
-    in (a deck's tuned reader reads every box of its deck alone).
+    boxes with `SMALL_READER_FILE` too where the models have one, beside a deck's tuned reader
+    as well (with it, an enrolled deck's 640-px scenes read more cards: MODEL_CARD.md, "Deck
+    enrolment").
     """
 
     models_dir: Path = MODELS_DIR
@@ -270,7 +271,7 @@ class CardReader:
         self.ink = info.ink
         small = self.models_dir / SMALL_READER_FILE
         self._small: IndexReader | None = None
-        if self.small_reader and self.reader_path is None and small.exists():
+        if self.small_reader and small.exists():
             run, small_info = load_model(small, self.backend).run, reader_info(small)
             margin = small_info.margin if small_info.margin is not None else READ_MARGIN
             self._small = IndexReader(run, small_info.read_columns, margin)

@@ -10,7 +10,7 @@ of that deck (random layouts, perspective, photo effects) at each `--scene-px` w
 frames the page's camera asks for; 640: a 640-px camera). Reported per deck: proposals right
 before any tap, taps, held-out crop accuracy, game-scene accuracy per index and per card,
 before and after, the cards the whole app names in those scenes (precision, recall, wrong
-cards), and the tune time.
+cards; "after_no_small": the tuned reader without the small-index reader), and the tune time.
 """
 
 from __future__ import annotations
@@ -114,16 +114,21 @@ SIZE_BANDS = ((0, 12), (12, 16), (16, 20), (20, 28), (28, 40), (40, 10_000))
 GAME_PX = 1280
 
 
-def game_accuracy(deck: Deck, models: Path, readers: dict[str, Path], scenes: int,
+def game_accuracy(deck: Deck, models: Path, readers: dict[str, tuple[Path, bool]], scenes: int,
                   seed: int, px: int = GAME_PX) -> dict[str, dict[str, Any]]:  # fmt: skip
-    """Per-index and per-card accuracy of each reader on labelled indices of game scenes
-    `px` wide, read as the app reads them (every quarter turn), and per index size: the
-    smallest indices carry too few pixels for any reader. `app`: the cards the whole app
-    names (detector, reader, calibrated threshold, pairing) against the face-up cards with a
-    labelled index: what a player sees, where an unsure reading names no card at all (a card
-    named from an index too covered to be labelled counts as wrong: an upper bound)."""
+    """Per-index and per-card accuracy of each reader (`readers`: name -> its reading stage,
+    and whether the small-index reader reads the small boxes beside it; the per-index figures
+    are the reading stage's alone) on labelled indices of game scenes `px` wide, read as the
+    app reads them (every quarter turn), and per index size: the smallest indices carry too
+    few pixels for any reader. `app`: the cards the whole app names (detector, reader,
+    calibrated threshold, pairing) against the face-up cards with a labelled index: what a
+    player sees, where an unsure reading names no card at all (a card named from an index too
+    covered to be labelled counts as wrong: an upper bound)."""
     config = SynthConfig.seen_at(px)
-    apps = {name: CardReader(models, reader_path=path) for name, path in readers.items()}
+    apps = {
+        name: CardReader(models, reader_path=path, small_reader=small)
+        for name, (path, small) in readers.items()
+    }
     named: dict[str, list[tuple[set[str], set[str]]]] = {name: [] for name in readers}
     crops: list[Image] = []
     truth: list[int] = []
@@ -194,7 +199,11 @@ def bench_deck(name: str, models: Path, settings: TuneSettings, scenes: int, see
         result = tune_profile(store, name, enrollment.labelled(), base_models=models,
                               settings=settings, progress=None)  # fmt: skip
         seconds = time.monotonic() - start
-        readers = {"before": models / READER_FILE, "after": result.profile.reader}
+        readers = {
+            "before": (models / READER_FILE, True),
+            "after": (result.profile.reader, True),
+            "after_no_small": (result.profile.reader, False),
+        }
         game = {px: game_accuracy(deck, models, readers, scenes, scenes_from, px)
                 for px in scene_px}  # fmt: skip
     return {
@@ -206,7 +215,7 @@ def bench_deck(name: str, models: Path, settings: TuneSettings, scenes: int, see
         "problems": enrollment.problems().lines(),
         "held_out_crops_before": result.accuracy_before,
         "held_out_crops_after": result.accuracy_after, "tune_seconds": round(seconds, 1),
-        "game": {f"{px}px": {"before": g["before"], "after": g["after"]} for px, g in game.items()},
+        "game": {f"{px}px": g for px, g in game.items()},
     }  # fmt: skip
 
 

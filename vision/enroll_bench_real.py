@@ -8,8 +8,10 @@ card they show become the confirmed patches (the player confirmed every card; th
 boxes stand in for the detector), and the reading stage is tuned on them as the app tunes. Both
 readers then read every labelled corner of the group's held-out photos (never trained on, never
 enrolled), at four quarter turns as the app reads: per corner, and per card (a card's corners in
-one photo read together). Caveat: the shipped reader was itself fine-tuned on the training part,
-so "before" already knows these decks a little.
+one photo read together); and the whole app reads each photo (`app`: the cards it names against
+the labelled ones; "after_no_small": the tuned reader without the small-index reader). Caveat:
+the shipped reader was itself fine-tuned on the training part, so "before" already knows these
+decks a little.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from vision.crops import crop_index
 from vision.detections import CLASS_NAMES
 from vision.detector import MODELS_DIR, READER_FILE, CardReader
 from vision.enroll import READ_PX, cut_patch
-from vision.enroll_bench import report
+from vision.enroll_bench import app_summary, report
 from vision.evaluate import labelled_photos
 from vision.profiles import ProfileStore
 from vision.realsplit import read_shots, split_part
@@ -54,21 +56,32 @@ def enrolment_patches(
     return [(card, best[card][1]) for card in CLASS_NAMES if card in best]
 
 
-def read_photos(dataset: Path, photos: Sequence[str], models: Path, readers: dict[str, Path],
-                relabel: Path | None = None) -> dict[str, dict[str, float | int]]:  # fmt: skip
-    """Each reader's share of labelled corners, and of cards, read right in `photos`."""
+def read_photos(dataset: Path, photos: Sequence[str], models: Path,
+                readers: dict[str, tuple[Path, bool]],
+                relabel: Path | None = None) -> dict[str, dict[str, Any]]:  # fmt: skip
+    """Each reader's share of labelled corners, and of cards, read right in `photos` (`readers`:
+    name -> its reading stage, and whether the small-index reader reads small boxes beside it),
+    and the cards the whole app names in each photo against its labelled cards (`app`)."""
+    apps = {
+        name: CardReader(models, reader_path=path, small_reader=small)
+        for name, (path, small) in readers.items()
+    }
+    named: dict[str, list[tuple[set[str], set[str]]]] = {name: [] for name in readers}
     crops: list[Image] = []
     truth: list[int] = []
     card_of: list[int] = []
     for k, (_, frame, labels) in enumerate(labelled_photos(dataset, photos, relabel)):
+        there = {CLASS_NAMES[class_id] for class_id in labels.class_ids.tolist()}
+        for name, app in apps.items():
+            named[name].append((there, {str(seen.card) for seen in app.cards(frame).cards}))
         for box, class_id in zip(labels.boxes, labels.class_ids.tolist(), strict=True):
             crops.append(crop_index(frame, box.astype(np.float64), READ_PX))
             truth.append(class_id)
             card_of.append(k * CARD_KEY + class_id)
     expected, cards = np.array(truth), np.array(card_of)
-    out: dict[str, dict[str, float | int]] = {}
-    for name, path in readers.items():
-        probabilities = CardReader(models, reader_path=path).classify(np.stack(crops))
+    out: dict[str, dict[str, Any]] = {}
+    for name, app in apps.items():
+        probabilities = app.classify(np.stack(crops))
         per_card = [
             int(probabilities[cards == c].mean(axis=0).argmax()) == c % CARD_KEY
             for c in np.unique(cards)
@@ -78,6 +91,7 @@ def read_photos(dataset: Path, photos: Sequence[str], models: Path, readers: dic
             "per_card": round(float(np.mean(per_card)), 4),
             "corners": len(expected),
             "cards": len(per_card),
+            "app": app_summary(named[name]),
         }
     return out
 
@@ -93,7 +107,11 @@ def bench_group(group: str, dataset: Path, split: dict[str, list[str]], models: 
         result = tune_profile(ProfileStore(Path(root)), group, cards, base_models=models,
                               settings=settings, progress=None)  # fmt: skip
         seconds = time.monotonic() - start
-        readers = {"before": models / READER_FILE, "after": result.profile.reader}
+        readers = {
+            "before": (models / READER_FILE, True),
+            "after": (result.profile.reader, True),
+            "after_no_small": (result.profile.reader, False),
+        }
         read = read_photos(dataset, test, models, readers, relabel)
     return {
         "group": group, "enrolment_photos": len(enrol), "cards_enrolled": len(cards),
@@ -101,6 +119,7 @@ def bench_group(group: str, dataset: Path, split: dict[str, list[str]], models: 
         "held_out_crops_before": result.accuracy_before,
         "held_out_crops_after": result.accuracy_after, "tune_seconds": round(seconds, 1),
         "test_before": read["before"], "test_after": read["after"],
+        "test_after_no_small": read["after_no_small"],
     }  # fmt: skip
 
 

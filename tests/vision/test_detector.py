@@ -430,7 +430,7 @@ def test_small_boxes_are_read_again_by_the_small_index_reader_where_the_models_h
 ) -> None:
     """A small-index reader that reads every crop as 5H, at its own crop margin: the boxes
     under `SMALL_READER_PX` read the weighted geometric mean of the main reader's reading and
-    5H, the others as the main reader reads them; a deck's reader reads them all alone."""
+    5H, the others as the main reader reads them; beside a deck's reader as well."""
     models = tmp_path / "models"
     models.mkdir()
     for name in (DETECTOR_FILE, READER_FILE, "calibration.json"):
@@ -461,7 +461,7 @@ def test_small_boxes_are_read_again_by_the_small_index_reader_where_the_models_h
     np.testing.assert_allclose(read[small], both / both.sum(axis=1, keepdims=True), atol=0.01)
     assert (read[small, CLASS_NAMES.index("5H")] > alone[small, CLASS_NAMES.index("5H")]).all()
     deck = CardReader(models, reader_path=models / READER_FILE)
-    np.testing.assert_allclose(deck._look(frame, None, StageTimes())[2], alone)
+    np.testing.assert_allclose(deck._look(frame, None, StageTimes())[2], read)
 
 
 def test_the_geometric_mean_of_two_readings_leans_to_the_weighted_one() -> None:

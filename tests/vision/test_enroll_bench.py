@@ -19,7 +19,7 @@ def test_app_summary_counts_right_wrong_and_missed_cards() -> None:
 
 def test_game_scenes_are_also_read_by_the_whole_app() -> None:
     deck = load_decks([FIXTURE_DECK])[0]
-    readers = {"base": MODELS_DIR / READER_FILE}
+    readers = {"base": (MODELS_DIR / READER_FILE, True)}
     result = game_accuracy(deck, MODELS_DIR, readers, scenes=2, seed=0)["base"]
     app = result["app"]
     assert app["cards"] == result["cards"]  # each face-up card with a labelled index, once
