@@ -170,6 +170,16 @@ def game_accuracy(deck: Deck, models: Path, readers: dict[str, tuple[Path, bool]
     return out
 
 
+def compared_readers(models: Path, tuned: Path) -> dict[str, tuple[Path, bool]]:
+    """The readings a bench compares: the base models ("before"), a deck's tuned reader as the
+    app reads with it, beside the small-index reader ("after"), and that reader alone."""
+    return {
+        "before": (models / READER_FILE, True),
+        "after": (tuned, True),
+        "after_no_small": (tuned, False),
+    }
+
+
 def bench_deck(name: str, models: Path, settings: TuneSettings, scenes: int, seed: int,
                truth_boxes: bool = False, scene_px: tuple[int, ...] = (GAME_PX,),
                scene_seed: int | None = None,
@@ -199,11 +209,7 @@ def bench_deck(name: str, models: Path, settings: TuneSettings, scenes: int, see
         result = tune_profile(store, name, enrollment.labelled(), base_models=models,
                               settings=settings, progress=None)  # fmt: skip
         seconds = time.monotonic() - start
-        readers = {
-            "before": (models / READER_FILE, True),
-            "after": (result.profile.reader, True),
-            "after_no_small": (result.profile.reader, False),
-        }
+        readers = compared_readers(models, result.profile.reader)
         game = {px: game_accuracy(deck, models, readers, scenes, scenes_from, px)
                 for px in scene_px}  # fmt: skip
     return {

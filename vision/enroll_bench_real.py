@@ -28,9 +28,9 @@ import numpy.typing as npt
 
 from vision.crops import crop_index
 from vision.detections import CLASS_NAMES
-from vision.detector import MODELS_DIR, READER_FILE, CardReader
+from vision.detector import MODELS_DIR, CardReader
 from vision.enroll import READ_PX, cut_patch
-from vision.enroll_bench import app_summary, report
+from vision.enroll_bench import app_summary, compared_readers, report
 from vision.evaluate import labelled_photos
 from vision.profiles import ProfileStore
 from vision.realsplit import read_shots, split_part
@@ -107,11 +107,7 @@ def bench_group(group: str, dataset: Path, split: dict[str, list[str]], models: 
         result = tune_profile(ProfileStore(Path(root)), group, cards, base_models=models,
                               settings=settings, progress=None)  # fmt: skip
         seconds = time.monotonic() - start
-        readers = {
-            "before": (models / READER_FILE, True),
-            "after": (result.profile.reader, True),
-            "after_no_small": (result.profile.reader, False),
-        }
+        readers = compared_readers(models, result.profile.reader)
         read = read_photos(dataset, test, models, readers, relabel)
     return {
         "group": group, "enrolment_photos": len(enrol), "cards_enrolled": len(cards),
