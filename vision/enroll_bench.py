@@ -150,8 +150,12 @@ def game_accuracy(deck: Deck, models: Path, readers: dict[str, tuple[Path, bool]
     out = {}
     batch, expected, cards = np.stack(crops), np.array(truth), np.array(card_of)
     size = np.array(sizes)
+    by_stage: dict[Path, npt.NDArray[np.float32]] = {}  # "after" and "after_no_small" share one
     for name, app in apps.items():
-        probabilities = app.classify(batch)
+        stage = readers[name][0]
+        if stage not in by_stage:
+            by_stage[stage] = app.classify(batch)
+        probabilities = by_stage[stage]
         right = probabilities.argmax(1) == expected
         per_card = [
             int(probabilities[cards == c].mean(axis=0).argmax()) == int(expected[cards == c][0])

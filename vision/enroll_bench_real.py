@@ -78,10 +78,14 @@ def read_photos(dataset: Path, photos: Sequence[str], models: Path,
             crops.append(crop_index(frame, box.astype(np.float64), READ_PX))
             truth.append(class_id)
             card_of.append(k * CARD_KEY + class_id)
-    expected, cards = np.array(truth), np.array(card_of)
+    batch, expected, cards = np.stack(crops), np.array(truth), np.array(card_of)
+    by_stage: dict[Path, npt.NDArray[np.float32]] = {}  # "after" and "after_no_small" share one
     out: dict[str, dict[str, Any]] = {}
     for name, app in apps.items():
-        probabilities = app.classify(np.stack(crops))
+        stage = readers[name][0]
+        if stage not in by_stage:
+            by_stage[stage] = app.classify(batch)
+        probabilities = by_stage[stage]
         per_card = [
             int(probabilities[cards == c].mean(axis=0).argmax()) == c % CARD_KEY
             for c in np.unique(cards)
