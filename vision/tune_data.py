@@ -52,6 +52,21 @@ def varied_crop(patch: Image, rng: Rng) -> Image:
 GREY_SHARE = 0.25
 
 
+#: Share of crops seen as a far or small card: shrunk, then enlarged back to the crop's side.
+FAR_CARD_SHARE = 0.6
+#: A far card's crop is shrunk to this share of its side, drawn log-uniformly: its glyph is
+#: then 7-40 px tall, about half of them under 16 px, as a whole table in a 640-px frame shows.
+#: Drawn uniformly from 0.2, the tune saw few that small and read them worse than the base
+#: reader did (MODEL_CARD.md, "Deck enrolment").
+FAR_CARD_SIDE = (0.16, 0.9)
+
+
+def far_card_side(side: int, rng: Rng) -> int:
+    """The side (px) a far card's crop of `side` px is shrunk to (`FAR_CARD_SIDE`)."""
+    low, high = np.log(FAR_CARD_SIDE)
+    return max(8, round(side * float(np.exp(rng.uniform(low, high)))))
+
+
 def photometric(crop: Image, rng: Rng) -> Image:
     """Light, colour cast or grey, blur, low resolution, noise and JPEG."""
     img: npt.NDArray[np.float32] = crop.astype(np.float32) * np.float32(rng.uniform(0.6, 1.3))
@@ -62,9 +77,9 @@ def photometric(crop: Image, rng: Rng) -> Image:
         img *= rng.uniform(0.9, 1.1, 3).astype(np.float32)
     if rng.random() < 0.5:
         img = np.asarray(cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.2)), np.float32)
-    if rng.random() < 0.6:  # a far or small card: the glyph 8-40 px tall, as in game photos
+    if rng.random() < FAR_CARD_SHARE:
         side = crop.shape[0]
-        small = max(12, int(side * rng.uniform(0.2, 0.9)))
+        small = far_card_side(side, rng)
         shrunk = cv2.resize(img, (small, small), interpolation=cv2.INTER_AREA)
         img = np.asarray(
             cv2.resize(shrunk, (side, side), interpolation=cv2.INTER_LINEAR), np.float32

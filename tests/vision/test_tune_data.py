@@ -12,6 +12,7 @@ from vision.reader_classes import NOT_AN_INDEX
 from vision.tune_data import (
     FIXTURE_DECK,
     GREY_SHARE,
+    far_card_side,
     fill_every_class,
     load_deck_faces,
     none_crops,
@@ -38,6 +39,18 @@ def test_about_a_quarter_of_the_crops_are_grey_and_red_ink_stays_darker_than_the
     for c in grey:
         assert c[28:36, 28:36].mean() < c[2:10, 2:10].mean() - 30
     assert any(c[32, 32, 2] > c[32, 32, 0] + 60 for c in crops if not is_grey(c))
+
+
+def test_far_cards_are_shrunk_as_often_to_small_glyphs_as_to_large_ones() -> None:
+    """A whole table at 640 px shows most indices under 24 px: a tune that rarely saw a crop
+    that small read them worse than the base reader, so half the far cards are shrunk under
+    three eighths of the crop (a glyph under about 16 px), and none under 8 px."""
+    rng = np.random.default_rng(3)
+    sides = np.array([far_card_side(READ_PX, rng) for _ in range(4000)])
+    assert sides.min() >= 8 and sides.max() < READ_PX
+    assert 0.4 < np.mean(sides <= READ_PX * 3 / 8) < 0.6
+    assert np.mean(sides <= READ_PX / 4) > 0.2
+    assert np.mean(sides >= READ_PX * 3 / 4) > 0.05
 
 
 def test_none_crops_fill_a_class_folder_of_their_own(tmp_path: Path) -> None:
