@@ -150,12 +150,7 @@ def game_accuracy(deck: Deck, models: Path, readers: dict[str, tuple[Path, bool]
     out = {}
     batch, expected, cards = np.stack(crops), np.array(truth), np.array(card_of)
     size = np.array(sizes)
-    by_stage: dict[Path, npt.NDArray[np.float32]] = {}  # "after" and "after_no_small" share one
-    for name, app in apps.items():
-        stage = readers[name][0]
-        if stage not in by_stage:
-            by_stage[stage] = app.classify(batch)
-        probabilities = by_stage[stage]
+    for name, probabilities in stage_probabilities(apps, readers, batch).items():
         right = probabilities.argmax(1) == expected
         per_card = [
             int(probabilities[cards == c].mean(axis=0).argmax()) == int(expected[cards == c][0])
@@ -172,6 +167,18 @@ def game_accuracy(deck: Deck, models: Path, readers: dict[str, tuple[Path, bool]
                      "indices": len(expected), "cards": len(per_card),
                      "per_index_by_size": by_size, "app": app_summary(named[name])}  # fmt: skip
     return out
+
+
+def stage_probabilities(
+    apps: dict[str, CardReader], readers: dict[str, tuple[Path, bool]], batch: Image
+) -> dict[str, npt.NDArray[np.float32]]:
+    """Each reading's class probabilities of `batch`, classified once per reading stage: the
+    small-index reader beside a stage changes the cards the app names, not these."""
+    by_stage: dict[Path, npt.NDArray[np.float32]] = {}
+    for name, app in apps.items():
+        if readers[name][0] not in by_stage:
+            by_stage[readers[name][0]] = app.classify(batch)
+    return {name: by_stage[readers[name][0]] for name in apps}
 
 
 def compared_readers(models: Path, tuned: Path) -> dict[str, tuple[Path, bool]]:

@@ -30,7 +30,7 @@ from vision.crops import crop_index
 from vision.detections import CLASS_NAMES
 from vision.detector import MODELS_DIR, CardReader
 from vision.enroll import READ_PX, cut_patch
-from vision.enroll_bench import app_summary, compared_readers, report
+from vision.enroll_bench import app_summary, compared_readers, report, stage_probabilities
 from vision.evaluate import labelled_photos
 from vision.profiles import ProfileStore
 from vision.realsplit import read_shots, split_part
@@ -79,13 +79,8 @@ def read_photos(dataset: Path, photos: Sequence[str], models: Path,
             truth.append(class_id)
             card_of.append(k * CARD_KEY + class_id)
     batch, expected, cards = np.stack(crops), np.array(truth), np.array(card_of)
-    by_stage: dict[Path, npt.NDArray[np.float32]] = {}  # "after" and "after_no_small" share one
     out: dict[str, dict[str, Any]] = {}
-    for name, app in apps.items():
-        stage = readers[name][0]
-        if stage not in by_stage:
-            by_stage[stage] = app.classify(batch)
-        probabilities = by_stage[stage]
+    for name, probabilities in stage_probabilities(apps, readers, batch).items():
         per_card = [
             int(probabilities[cards == c].mean(axis=0).argmax()) == c % CARD_KEY
             for c in np.unique(cards)
