@@ -91,6 +91,9 @@ SMALL_READER_PX = 24.0
 #: The small-index reader's weight where its reading and the main reader's are combined (0.7
 #: read more small crops right but fewer held-out cards: MODEL_CARD.md, "Preview 7.1").
 SMALL_READER_WEIGHT = 0.5
+#: The base reader's weight where a deck's tuned reader reads (`CardReader.base_weight`): each
+#: crop is read by both and the readings combined as the small-index reader's are.
+DECK_BASE_WEIGHT = 0.0
 
 Image = npt.NDArray[np.uint8]
 Forward = Callable[[npt.NDArray[np.float32]], npt.NDArray[np.float32]]
@@ -251,6 +254,9 @@ class CardReader:
     #: Look again at half the side where the indices are large (`FAR_LOOK_SCALE`).
     far_look: bool = True
     small_reader: bool = True
+    #: Where `reader_path` is a deck's tuned reader: the base reader reads every crop too, its
+    #: reading weighted this much in their geometric mean (0: the tuned reader alone).
+    base_weight: float = DECK_BASE_WEIGHT
     #: How many times stage 1 read the last frame: one more for each of the closer and the far
     #: look.
     last_looks: int = field(init=False, default=0)
@@ -269,6 +275,11 @@ class CardReader:
         info = reader_info(reader)
         self._reader = IndexReader(load_model(reader, self.backend).run, info.read_columns)
         self.ink = info.ink
+        self._base: IndexReader | None = None
+        base = self.models_dir / READER_FILE
+        if self.reader_path and self.base_weight > 0 and self.reader_path != base:
+            run, columns = load_model(base, self.backend).run, reader_info(base).read_columns
+            self._base = IndexReader(run, columns)
         small = self.models_dir / SMALL_READER_FILE
         self._small: IndexReader | None = None
         if self.small_reader and small.exists():
@@ -445,8 +456,12 @@ class CardReader:
         deck of the real held-out photos card recall went from 70.1 % to 84.3 %; the other
         decks, real and synthetic, read as before. A reader tuned on a deck printed dark on
         light (`ink`) skips this: there the test only mistakes dim or glared crops for light ink.
+        With a deck's reader and a `base_weight`, the base reader's reading is combined in.
         """
-        return self._classified(crops, self._reader)
+        read = self._classified(crops, self._reader)
+        if self._base is None or not len(crops):
+            return read
+        return geometric_mean(read, self._classified(crops, self._base), self.base_weight)
 
     def _classified(self, crops: Image, reader: IndexReader) -> npt.NDArray[np.float32]:
         if not len(crops):

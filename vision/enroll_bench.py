@@ -19,16 +19,16 @@ import argparse
 import json
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
 from vision.cardart import CLASSES
 from vision.crops import crop_index
-from vision.detector import MODELS_DIR, READER_FILE, CardReader
+from vision.detector import DECK_BASE_WEIGHT, MODELS_DIR, READER_FILE, CardReader
 from vision.enroll import READ_PX, Candidate, Enrollment, Shot, propose
 from vision.enroll_layout import RANKS
 from vision.evaluate import CardSetCounts
@@ -40,6 +40,19 @@ from vision.tune_data import CARDART
 Image = npt.NDArray[np.uint8]
 Boxes = npt.NDArray[np.float32]
 SHOT = SynthConfig(size=800, effects=True, perspective=False, board=0.0)
+
+
+class Reading(NamedTuple):
+    """One way the app reads a bench's cards: its reading stage, whether the small-index reader
+    reads small boxes beside it, and the base reader's weight beside a deck's reader."""
+
+    path: Path
+    small: bool = True
+    base_weight: float = 0.0
+
+    def app(self, models: Path) -> CardReader:
+        return CardReader(models, reader_path=self.path, small_reader=self.small,
+                          base_weight=self.base_weight)  # fmt: skip
 
 
 def enrollment_shot(deck: Deck, suit: str, seed: int) -> tuple[Image, Boxes, list[int]]:
@@ -114,7 +127,7 @@ SIZE_BANDS = ((0, 12), (12, 16), (16, 20), (20, 28), (28, 40), (40, 10_000))
 GAME_PX = 1280
 
 
-def game_accuracy(deck: Deck, models: Path, readers: dict[str, tuple[Path, bool]], scenes: int,
+def game_accuracy(deck: Deck, models: Path, readers: dict[str, Reading], scenes: int,
                   seed: int, px: int = GAME_PX) -> dict[str, dict[str, Any]]:  # fmt: skip
     """Per-index and per-card accuracy of each reader (`readers`: name -> its reading stage,
     and whether the small-index reader reads the small boxes beside it; the per-index figures
@@ -125,10 +138,7 @@ def game_accuracy(deck: Deck, models: Path, readers: dict[str, tuple[Path, bool]
     player sees, where an unsure reading names no card at all (a card named from an index too
     covered to be labelled counts as wrong: an upper bound)."""
     config = SynthConfig.seen_at(px)
-    apps = {
-        name: CardReader(models, reader_path=path, small_reader=small)
-        for name, (path, small) in readers.items()
-    }
+    apps = {name: reading.app(models) for name, reading in readers.items()}
     named: dict[str, list[tuple[set[str], set[str]]]] = {name: [] for name in readers}
     crops: list[Image] = []
     truth: list[int] = []
@@ -170,36 +180,43 @@ def game_accuracy(deck: Deck, models: Path, readers: dict[str, tuple[Path, bool]
 
 
 def stage_probabilities(
-    apps: dict[str, CardReader], readers: dict[str, tuple[Path, bool]], batch: Image
+    apps: dict[str, CardReader], readers: dict[str, Reading], batch: Image
 ) -> dict[str, npt.NDArray[np.float32]]:
     """Each reading's class probabilities of `batch`, classified once per reading stage: the
     small-index reader beside a stage changes the cards the app names, not these."""
-    by_stage: dict[Path, npt.NDArray[np.float32]] = {}
+    by_stage: dict[tuple[Path, float], npt.NDArray[np.float32]] = {}
     for name, app in apps.items():
-        if readers[name][0] not in by_stage:
-            by_stage[readers[name][0]] = app.classify(batch)
-    return {name: by_stage[readers[name][0]] for name in apps}
+        stage = (readers[name].path, readers[name].base_weight)
+        if stage not in by_stage:
+            by_stage[stage] = app.classify(batch)
+    return {name: by_stage[(readers[name].path, readers[name].base_weight)] for name in apps}
 
 
-def compared_readers(models: Path, tuned: Path) -> dict[str, tuple[Path, bool]]:
+def compared_readers(models: Path, tuned: Path,
+                     base_weights: Sequence[float] = ()) -> dict[str, Reading]:  # fmt: skip
     """The readings a bench compares: the base models ("before"), a deck's tuned reader as the
-    app reads with it, beside the small-index reader ("after"), and that reader alone."""
-    return {
-        "before": (models / READER_FILE, True),
-        "after": (tuned, True),
-        "after_no_small": (tuned, False),
+    app reads with it, beside the small-index reader ("after"), that reader alone, and the
+    tuned reader with the base reader beside it at each of `base_weights` ("after_base_W";
+    "after" reads at the app's `DECK_BASE_WEIGHT`)."""
+    readings = {
+        "before": Reading(models / READER_FILE),
+        "after": Reading(tuned, base_weight=DECK_BASE_WEIGHT),
+        "after_no_small": Reading(tuned, small=False),
     }
+    readings.update({f"after_base_{w:g}": Reading(tuned, base_weight=w) for w in base_weights})
+    return readings
 
 
 def bench_deck(name: str, models: Path, settings: TuneSettings, scenes: int, seed: int,
                truth_boxes: bool = False, scene_px: tuple[int, ...] = (GAME_PX,),
-               scene_seed: int | None = None,
-               keep: Path | None = None) -> dict[str, Any]:  # fmt: skip
+               scene_seed: int | None = None, keep: Path | None = None,
+               base_weights: Sequence[float] = ()) -> dict[str, Any]:  # fmt: skip
     """One deck's enrolment, tune and game-scene reading (`truth_boxes`: the labelled index
     boxes stand in for the detector, to measure the reading stage alone). `scene_seed` (default
     `seed`) draws the game scenes apart from the enrolment shots: a hard enrolment and a hard
     sample of scenes are told apart by crossing them. `keep`: a profile folder to leave the
-    tuned deck in (for a closer look), else a temporary one."""
+    tuned deck in (for a closer look), else a temporary one. `base_weights`: also read with the
+    base reader beside the tuned one at these weights (`compared_readers`)."""
     deck = load_decks([CARDART / name])[0]
     scenes_from = seed if scene_seed is None else scene_seed
     reader = CardReader(models)
@@ -220,7 +237,7 @@ def bench_deck(name: str, models: Path, settings: TuneSettings, scenes: int, see
         result = tune_profile(store, name, enrollment.labelled(), base_models=models,
                               settings=settings, progress=None)  # fmt: skip
         seconds = time.monotonic() - start
-        readers = compared_readers(models, result.profile.reader)
+        readers = compared_readers(models, result.profile.reader, base_weights)
         game = {px: game_accuracy(deck, models, readers, scenes, scenes_from, px)
                 for px in scene_px}  # fmt: skip
     return {
@@ -255,6 +272,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scene-seed", type=int, help="game scenes' seed (default: --seed)")
     parser.add_argument("--out", type=Path, help="also write the results here (JSON)")
     parser.add_argument("--keep", type=Path, help="leave the tuned decks in this folder")
+    parser.add_argument("--base-weight", type=float, nargs="+", default=[], metavar="W",
+                        help="also read with the base reader beside the tuned at W")  # fmt: skip
     parser.add_argument("--truth-boxes", action="store_true",
                         help="use the labelled index boxes instead of the detector")  # fmt: skip
     args = parser.parse_args(argv)
@@ -262,7 +281,8 @@ def main(argv: list[str] | None = None) -> int:
     settings = TuneSettings(budget_s=args.budget)
     return report(
         (bench_deck(name, args.models, settings, args.scenes, args.seed, args.truth_boxes,
-                    tuple(args.scene_px), args.scene_seed, args.keep) for name in names),
+                    tuple(args.scene_px), args.scene_seed, args.keep, args.base_weight)
+         for name in names),
         args.out,
     )  # fmt: skip
 

@@ -28,9 +28,15 @@ import numpy.typing as npt
 
 from vision.crops import crop_index
 from vision.detections import CLASS_NAMES
-from vision.detector import MODELS_DIR, CardReader
+from vision.detector import MODELS_DIR
 from vision.enroll import READ_PX, cut_patch
-from vision.enroll_bench import app_summary, compared_readers, report, stage_probabilities
+from vision.enroll_bench import (
+    Reading,
+    app_summary,
+    compared_readers,
+    report,
+    stage_probabilities,
+)
 from vision.evaluate import labelled_photos
 from vision.profiles import ProfileStore
 from vision.realsplit import read_shots, split_part
@@ -57,15 +63,12 @@ def enrolment_patches(
 
 
 def read_photos(dataset: Path, photos: Sequence[str], models: Path,
-                readers: dict[str, tuple[Path, bool]],
+                readers: dict[str, Reading],
                 relabel: Path | None = None) -> dict[str, dict[str, Any]]:  # fmt: skip
     """Each reader's share of labelled corners, and of cards, read right in `photos` (`readers`:
     name -> its reading stage, and whether the small-index reader reads small boxes beside it),
     and the cards the whole app names in each photo against its labelled cards (`app`)."""
-    apps = {
-        name: CardReader(models, reader_path=path, small_reader=small)
-        for name, (path, small) in readers.items()
-    }
+    apps = {name: reading.app(models) for name, reading in readers.items()}
     named: dict[str, list[tuple[set[str], set[str]]]] = {name: [] for name in readers}
     crops: list[Image] = []
     truth: list[int] = []
@@ -96,7 +99,8 @@ def read_photos(dataset: Path, photos: Sequence[str], models: Path,
 
 
 def bench_group(group: str, dataset: Path, split: dict[str, list[str]], models: Path,
-                settings: TuneSettings, relabel: Path | None = None) -> dict[str, Any]:  # fmt: skip
+                settings: TuneSettings, relabel: Path | None = None,
+                base_weights: Sequence[float] = ()) -> dict[str, Any]:  # fmt: skip
     groups = {shot.file: shot.group for shot in read_shots(dataset)}
     enrol = [name for name in split["train"] if groups[name] == group]
     test = [name for name in split["holdout"] if groups[name] == group]
@@ -106,15 +110,14 @@ def bench_group(group: str, dataset: Path, split: dict[str, list[str]], models: 
         result = tune_profile(ProfileStore(Path(root)), group, cards, base_models=models,
                               settings=settings, progress=None)  # fmt: skip
         seconds = time.monotonic() - start
-        readers = compared_readers(models, result.profile.reader)
+        readers = compared_readers(models, result.profile.reader, base_weights)
         read = read_photos(dataset, test, models, readers, relabel)
     return {
         "group": group, "enrolment_photos": len(enrol), "cards_enrolled": len(cards),
         "patches": sum(len(p) for _, p in cards), "test_photos": len(test),
         "held_out_crops_before": result.accuracy_before,
         "held_out_crops_after": result.accuracy_after, "tune_seconds": round(seconds, 1),
-        "test_before": read["before"], "test_after": read["after"],
-        "test_after_no_small": read["after_no_small"],
+        **{f"test_{name}": reading for name, reading in read.items()},
     }  # fmt: skip
 
 
@@ -129,12 +132,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--models", type=Path, default=MODELS_DIR)
     parser.add_argument("--budget", type=float, default=180.0, help="tune seconds per deck")
     parser.add_argument("--out", type=Path, help="also write the results here (JSON)")
+    parser.add_argument("--base-weight", type=float, nargs="+", default=[], metavar="W",
+                        help="also read with the base reader beside the tuned at W")  # fmt: skip
     args = parser.parse_args(argv)
     split = {part: split_part(args.split, part) for part in ("train", "holdout")}
     settings = TuneSettings(budget_s=args.budget)
     return report(
         (
-            bench_group(group, args.dataset, split, args.models, settings, args.relabel)
+            bench_group(
+                group, args.dataset, split, args.models, settings, args.relabel, args.base_weight
+            )
             for group in args.groups
         ),
         args.out,

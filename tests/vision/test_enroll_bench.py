@@ -7,7 +7,7 @@ import numpy as np
 from vision.cardart import CLASSES
 from vision.detector import MODELS_DIR, READER_FILE
 from vision.enroll import Candidate
-from vision.enroll_bench import app_summary, game_accuracy, true_card
+from vision.enroll_bench import Reading, app_summary, game_accuracy, true_card
 from vision.synth import load_decks
 from vision.tune_data import FIXTURE_DECK
 
@@ -19,7 +19,7 @@ def test_app_summary_counts_right_wrong_and_missed_cards() -> None:
 
 def test_game_scenes_are_also_read_by_the_whole_app() -> None:
     deck = load_decks([FIXTURE_DECK])[0]
-    readers = {"base": (MODELS_DIR / READER_FILE, True)}
+    readers = {"base": Reading(MODELS_DIR / READER_FILE)}
     result = game_accuracy(deck, MODELS_DIR, readers, scenes=2, seed=0)["base"]
     app = result["app"]
     assert app["cards"] == result["cards"]  # each face-up card with a labelled index, once

@@ -12,6 +12,7 @@ from tests.vision.samples import SAMPLES, labelled_cards
 from vision.detections import class_of_card
 from vision.detector import MODELS_DIR, READER_FILE
 from vision.enroll import cut_patch
+from vision.enroll_bench import Reading
 from vision.enroll_bench_real import enrolment_patches, read_photos
 
 
@@ -60,7 +61,8 @@ def test_the_held_out_photos_are_read_by_each_reader_and_by_the_whole_app() -> N
     reader: every labelled card counted once, most named by the app, corners mostly read."""
     photos = ["dev_0075.jpg", "dev_0594.jpg"]
     base = MODELS_DIR / READER_FILE
-    read = read_photos(SAMPLES, photos, MODELS_DIR, {"both": (base, True), "main": (base, False)})
+    readers = {"both": Reading(base), "main": Reading(base, small=False)}
+    read = read_photos(SAMPLES, photos, MODELS_DIR, readers)
     labelled = sum(len(labelled_cards(name, 640, 640)) for name in photos)
     for reading in read.values():
         assert reading["cards"] == reading["app"]["cards"] == labelled
