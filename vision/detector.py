@@ -91,9 +91,10 @@ SMALL_READER_PX = 24.0
 #: The small-index reader's weight where its reading and the main reader's are combined (0.7
 #: read more small crops right but fewer held-out cards: MODEL_CARD.md, "Preview 7.1").
 SMALL_READER_WEIGHT = 0.5
-#: The base reader's weight where a deck's tuned reader reads (`CardReader.base_weight`): each
-#: crop is read by both and the readings combined as the small-index reader's are.
-DECK_BASE_WEIGHT = 0.0
+#: The base reader's weight where a deck's tuned reader reads (`CardReader.base_weight`): the
+#: boxes the small-index reader leaves are read by both, the readings combined as the small-index
+#: reader's are.
+DECK_BASE_WEIGHT = 0.5
 
 Image = npt.NDArray[np.uint8]
 Forward = Callable[[npt.NDArray[np.float32]], npt.NDArray[np.float32]]
@@ -254,8 +255,9 @@ class CardReader:
     #: Look again at half the side where the indices are large (`FAR_LOOK_SCALE`).
     far_look: bool = True
     small_reader: bool = True
-    #: Where `reader_path` is a deck's tuned reader: the base reader reads every crop too, its
-    #: reading weighted this much in their geometric mean (0: the tuned reader alone).
+    #: Where `reader_path` is a deck's tuned reader: the base reader reads the boxes the
+    #: small-index reader leaves too, weighted this much in their geometric mean (0: the tuned
+    #: reader alone).
     base_weight: float = DECK_BASE_WEIGHT
     #: How many times stage 1 read the last frame: one more for each of the closer and the far
     #: look.
@@ -378,7 +380,8 @@ class CardReader:
         times.crops += _ms_since(start)
 
         start = time.perf_counter()
-        probabilities = self._read_small_again(frame, boxes, self.classify(crops))
+        read = self._read_large_with_base(crops, boxes, self.classify(crops))
+        probabilities = self._read_small_again(frame, boxes, read)
         times.read += _ms_since(start)
         return boxes, found, probabilities
 
@@ -427,6 +430,21 @@ class CardReader:
         )
         return combined
 
+    def _read_large_with_base(
+        self, crops: Image, boxes: npt.NDArray[np.float32], read: npt.NDArray[np.float32]
+    ) -> npt.NDArray[np.float32]:
+        """`read` with the boxes the small-index reader leaves (`small_boxes`) read by the base
+        reader too where a deck's reader reads, the two readings combined (their geometric
+        mean, the base's weighted by `base_weight`): the deck's reader knows its deck, the base
+        reader more of the ways a photo spoils an index."""
+        large = ~self.small_boxes(boxes)
+        if self._base is None or not large.any():
+            return read
+        combined = read.copy()
+        base = self._classified(crops[large], self._base)
+        combined[large] = geometric_mean(read[large], base, self.base_weight)
+        return combined
+
     def small_boxes(self, boxes: npt.NDArray[np.float32]) -> npt.NDArray[np.bool_]:
         """Which boxes the small-index reader reads (none where there is no such reader)."""
         if self._small is None:
@@ -456,12 +474,8 @@ class CardReader:
         deck of the real held-out photos card recall went from 70.1 % to 84.3 %; the other
         decks, real and synthetic, read as before. A reader tuned on a deck printed dark on
         light (`ink`) skips this: there the test only mistakes dim or glared crops for light ink.
-        With a deck's reader and a `base_weight`, the base reader's reading is combined in.
         """
-        read = self._classified(crops, self._reader)
-        if self._base is None or not len(crops):
-            return read
-        return geometric_mean(read, self._classified(crops, self._base), self.base_weight)
+        return self._classified(crops, self._reader)
 
     def _classified(self, crops: Image, reader: IndexReader) -> npt.NDArray[np.float32]:
         if not len(crops):

@@ -183,13 +183,13 @@ def stage_probabilities(
     apps: dict[str, CardReader], readers: dict[str, Reading], batch: Image
 ) -> dict[str, npt.NDArray[np.float32]]:
     """Each reading's class probabilities of `batch`, classified once per reading stage: the
-    small-index reader beside a stage changes the cards the app names, not these."""
-    by_stage: dict[tuple[Path, float], npt.NDArray[np.float32]] = {}
+    second readers beside a stage (small-index, base) change the cards the app names, not
+    these."""
+    by_stage: dict[Path, npt.NDArray[np.float32]] = {}
     for name, app in apps.items():
-        stage = (readers[name].path, readers[name].base_weight)
-        if stage not in by_stage:
-            by_stage[stage] = app.classify(batch)
-    return {name: by_stage[(readers[name].path, readers[name].base_weight)] for name in apps}
+        if readers[name].path not in by_stage:
+            by_stage[readers[name].path] = app.classify(batch)
+    return {name: by_stage[readers[name].path] for name in apps}
 
 
 def compared_readers(models: Path, tuned: Path,

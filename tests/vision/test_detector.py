@@ -477,24 +477,31 @@ def test_the_geometric_mean_of_two_readings_leans_to_the_weighted_one() -> None:
     assert 0.99 > even.sum() > 0.8
 
 
-def test_a_decks_reader_reads_with_the_base_reader_beside_it_at_the_base_weight(
-    tmp_path: Path,
-) -> None:
-    """A deck reader that reads every crop as 5H, with the base reader beside it: each crop
-    reads the weighted geometric mean of both; at weight 0, or for the base reader itself,
-    one reading alone."""
+def test_a_decks_reader_reads_large_boxes_with_the_base_reader_beside_it(tmp_path: Path) -> None:
+    """A deck reader that reads every crop as 5H, with the base reader beside it: the boxes the
+    small-index reader leaves read the weighted geometric mean of both, the small ones as
+    without it; at weight 0, or for the base reader itself, the deck's reader alone."""
     names = sorted(CLASS_NAMES)
     constant = np.full(52, 0.1 / 51)
     constant[names.index("5H")] = 0.9
     deck = _constant_reader(tmp_path / "deck.onnx", names, constant.tolist())
-    crops, _ = _index_crops("dev_0594.jpg")
-    base = CardReader(MODELS_DIR).classify(crops)
-    alone = CardReader(MODELS_DIR, reader_path=deck, base_weight=0.0).classify(crops)
-    in_card_order = constant[[names.index(name) for name in CLASS_NAMES]]
-    np.testing.assert_allclose(alone, np.tile(in_card_order, (len(crops), 1)), atol=0.005)
+    frame = read_image(SAMPLES / "images" / LARGE_TABLE)
+
+    def look(reader: CardReader) -> tuple[np.ndarray, np.ndarray]:
+        boxes, _, read = reader._look(frame, None, StageTimes())
+        return boxes, read
+
+    boxes, alone = look(CardReader(MODELS_DIR, reader_path=deck, base_weight=0.0))
     weight = 0.4
-    both = CardReader(MODELS_DIR, reader_path=deck, base_weight=weight).classify(crops)
-    np.testing.assert_allclose(both, geometric_mean(alone, base, weight), atol=1e-5)
-    assert not np.allclose(both, alone, atol=0.01) and not np.allclose(both, base, atol=0.01)
+    both_boxes, both = look(CardReader(MODELS_DIR, reader_path=deck, base_weight=weight))
+    np.testing.assert_array_equal(both_boxes, boxes)
+    small = box_sizes(boxes) < SMALL_READER_PX
+    assert small.sum() >= 3 and (~small).sum() >= 3
+    base = CardReader(MODELS_DIR)
+    crops = np.stack([crop_index(frame, box, base.reader_size) for box in boxes[~small]])
+    expected = geometric_mean(alone[~small], base.classify(crops), weight)
+    np.testing.assert_allclose(both[~small], expected, atol=1e-5)
+    np.testing.assert_allclose(both[small], alone[small], atol=1e-6)
+    assert not np.allclose(both[~small], alone[~small], atol=0.01)
     itself = CardReader(MODELS_DIR, reader_path=MODELS_DIR / READER_FILE, base_weight=weight)
-    np.testing.assert_allclose(itself.classify(crops), base, atol=1e-6)
+    np.testing.assert_allclose(look(itself)[1], look(CardReader(MODELS_DIR))[1], atol=1e-6)
