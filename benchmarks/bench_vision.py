@@ -7,7 +7,9 @@ side on the same photos, the bare forward passes of the two ONNX models and, whe
 weights (best.pt) are given and ultralytics is installed, ultralytics' own `predict` on the same
 weights. `--images DIR` reads another folder's images instead (e.g. 1280-px `cribcam synth`
 scenes, where the detector takes a closer look at frames with small indices; the bare passes
-are one look each, and `looks` is the mean number of looks). Figures are printed, never
+are one look each, and `looks` is the mean number of looks). `--deck-reader ONNX` also times
+the pipeline (OpenVINO) with a deck's tuned reader (a profile's reader.onnx), alone and with
+the base reader beside it at the app's `DECK_BASE_WEIGHT`. Figures are printed, never
 asserted.
 """
 
@@ -29,6 +31,7 @@ from vision.cards_from_detections import cards_from_detections
 from vision.crops import crop_index
 from vision.detect_cli import reader_settings, reading_options
 from vision.detector import (
+    DECK_BASE_WEIGHT,
     DEFAULT_DETECTOR_SIDE,
     DETECTOR_FILE,
     MODELS_DIR,
@@ -135,6 +138,7 @@ def main() -> None:
     parser.add_argument("--pt", type=Path, help="training runs folder with best.pt weights")
     parser.add_argument("--photos", type=int, default=40, help="how many held-out photos")
     parser.add_argument("--images", type=Path, help="read this folder's images instead")
+    parser.add_argument("--deck-reader", type=Path, metavar="ONNX", help="a deck's tuned reader")
     reading_options(parser)
     parser.add_argument(
         "--wide", action="store_true", help="each photo laid on felt in a 16:9 frame (a webcam's)"
@@ -165,6 +169,15 @@ def main() -> None:
         results[f"{backend} bare"] = bare_forward(backend, photos, reader)
         print(f"{backend:12s} bare forward passes {results[f'{backend} bare']:.1f} ms: pipeline "
               f"overhead ×{results[backend] / results[f'{backend} bare']:.2f}")  # fmt: skip
+    if args.deck_reader:
+        for weight in (0.0, DECK_BASE_WEIGHT):
+            reader = CardReader(reader_path=args.deck_reader, base_weight=weight,
+                                **reader_settings(args))  # fmt: skip
+            pipeline(reader, photos[:3])
+            stages, _ = pipeline(reader, photos)
+            print(f"deck reader, base weight {weight:g}: read {stages['read']:.1f} ms, total "
+                  f"{stages['total']:.1f} ms")  # fmt: skip
+            results[f"deck base {weight:g}"] = stages["total"]
     if args.pt:
         ultralytics_predict(args.pt, photos[:3])
         results["ultralytics"] = ultralytics_predict(args.pt, photos)
