@@ -129,14 +129,13 @@ GAME_PX = 1280
 
 def game_accuracy(deck: Deck, models: Path, readers: dict[str, Reading], scenes: int,
                   seed: int, px: int = GAME_PX) -> dict[str, dict[str, Any]]:  # fmt: skip
-    """Per-index and per-card accuracy of each reader (`readers`: name -> its reading stage,
-    and whether the small-index reader reads the small boxes beside it; the per-index figures
-    are the reading stage's alone) on labelled indices of game scenes `px` wide, read as the
-    app reads them (every quarter turn), and per index size: the smallest indices carry too
-    few pixels for any reader. `app`: the cards the whole app names (detector, reader,
-    calibrated threshold, pairing) against the face-up cards with a labelled index: what a
-    player sees, where an unsure reading names no card at all (a card named from an index too
-    covered to be labelled counts as wrong: an upper bound)."""
+    """Per-index and per-card accuracy of each reader (`readers`: name -> how it reads,
+    `Reading`; the per-index figures are the reading stage's alone) on labelled indices of
+    game scenes `px` wide, read as the app reads them (every quarter turn), and per index
+    size: the smallest indices carry too few pixels for any reader. `app`: the cards the whole
+    app names (detector, reader, calibrated threshold, pairing) against the face-up cards with
+    a labelled index: what a player sees, where an unsure reading names no card at all (a card
+    named from an index too covered to be labelled counts as wrong: an upper bound)."""
     config = SynthConfig.seen_at(px)
     apps = {name: reading.app(models) for name, reading in readers.items()}
     named: dict[str, list[tuple[set[str], set[str]]]] = {name: [] for name in readers}

@@ -66,8 +66,8 @@ def read_photos(dataset: Path, photos: Sequence[str], models: Path,
                 readers: dict[str, Reading],
                 relabel: Path | None = None) -> dict[str, dict[str, Any]]:  # fmt: skip
     """Each reader's share of labelled corners, and of cards, read right in `photos` (`readers`:
-    name -> its reading stage, and whether the small-index reader reads small boxes beside it),
-    and the cards the whole app names in each photo against its labelled cards (`app`)."""
+    name -> how it reads, `Reading`; per corner and per card the reading stage's alone), and
+    the cards the whole app names in each photo against its labelled cards (`app`)."""
     apps = {name: reading.app(models) for name, reading in readers.items()}
     named: dict[str, list[tuple[set[str], set[str]]]] = {name: [] for name in readers}
     crops: list[Image] = []
