@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from vision.detections import CLASS_NAMES
 from vision.errors import TrainingError, WeightsError
@@ -173,6 +174,110 @@ def add_none_class(weights: Path, target: Path) -> Path:
     # The set it was trained on has no "none" folder: train it on a new one.
     checkpoint["train_args"] = {**(checkpoint.get("train_args") or {}), "data": None}
     return save_checkpoint(checkpoint, model, target)
+
+
+def weights_from_onnx(
+    exported: Path, like: Path, target: Path, inputs: npt.NDArray[np.float32]
+) -> Path:
+    """Trainable weights rebuilt from an exported model, saved at `target`: `like`'s network
+    (the same architecture: a reader's .pt for a reader) with the exported file's weights.
+
+    Only the small-index reader's ONNX file ships (`models/` must stay under 25 MB), so going on
+    training what the app reads would otherwise start from weights rebuilt by hours of training.
+    Export folds each batch norm into the convolution before it. Each is unfolded so that the
+    network computes what the export does, and keeps computing it once training normalises by
+    the batch: the batch norm is given the mean and variance the convolution's outputs have on
+    `inputs` (N × 3 × H × W, a sample of the training images, `model_input`), its scale and
+    shift set to undo them.
+    """
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    if not exported.is_file():
+        raise WeightsError(f"no exported model at {exported}")
+    if inputs.ndim != 4 or len(inputs) < 2:
+        raise WeightsError(f"the unfolding needs a batch of at least 2 images, got {inputs.shape}")
+    stored = {tensor.name.removesuffix(".half"): numpy_helper.to_array(tensor)
+              for tensor in onnx.load(str(exported)).graph.initializer}  # fmt: skip
+    checkpoint, network = load_checkpoint(like)
+    folded = {name: module for name, module in network.named_modules()
+              if isinstance(getattr(module, "conv", None), torch.nn.Conv2d)
+              and isinstance(getattr(module, "bn", None), torch.nn.BatchNorm2d)}  # fmt: skip
+    state = network.state_dict()
+    for key in state:
+        prefix, _, field = key.rpartition(".bn.")
+        if prefix in folded:  # a pass-through batch norm first, its shift the folded bias
+            count, eps = folded[prefix].bn.num_features, folded[prefix].bn.eps
+            value = {"weight": np.ones(count), "bias": _stored(stored, f"{prefix}.conv.bias",
+                     exported), "running_mean": np.zeros(count),
+                     "running_var": np.full(count, 1 - eps)}.get(field)  # fmt: skip
+            if value is None:  # num_batches_tracked
+                continue
+        else:
+            value = _stored(stored, key, exported)
+        there, here = tuple(value.shape), tuple(state[key].shape)
+        if there != here:
+            raise WeightsError(
+                f"{exported} is no copy of {like}'s network: {key} is {there} there, {here} here"
+            )
+        state[key] = torch.tensor(np.asarray(value), dtype=torch.float32)
+    network.load_state_dict(state)
+    _match_batch_statistics(network, folded, torch.from_numpy(inputs))
+    checkpoint["train_args"] = {**(checkpoint.get("train_args") or {}), "data": None}
+    return save_checkpoint(checkpoint, network, target)
+
+
+def sample_images(folder: Path, size: int, count: int = 512) -> npt.NDArray[np.float32]:
+    """Up to `count` images under `folder` (any depth, evenly spread over the sorted names),
+    each resized to `size` square, as a network's input (`model_input`)."""
+    import cv2
+
+    from vision.detector import model_input
+
+    paths = sorted(p for p in folder.rglob("*") if p.suffix.lower() in (".jpg", ".jpeg", ".png"))
+    if len(paths) < 2:
+        raise TrainingError(f"fewer than 2 images under {folder}: the unfolding needs a sample")
+    chosen = [paths[i] for i in np.linspace(0, len(paths) - 1, min(count, len(paths))).astype(int)]
+    images = []
+    for path in chosen:
+        image = cv2.imread(str(path))
+        if image is None:
+            raise TrainingError(f"{path} is no image OpenCV can read")
+        images.append(cv2.resize(image, (size, size), interpolation=cv2.INTER_AREA))
+    return model_input(np.stack(images))
+
+
+def _match_batch_statistics(network: Any, folded: dict[str, Any], inputs: torch.Tensor) -> None:
+    """Give each pass-through batch norm of `folded` the statistics its convolution's outputs
+    have on `inputs`, with the scale and shift that keep its output as it was."""
+    import torch
+
+    outputs: dict[str, list[torch.Tensor]] = {name: [] for name in folded}
+    hooks = [module.conv.register_forward_hook(
+                 lambda _m, _i, out, name=name: outputs[name].append(out.double()))
+             for name, module in folded.items()]  # fmt: skip
+    network.eval()
+    with torch.no_grad():
+        for batch in torch.split(inputs, 64):
+            network(batch)
+        for hook in hooks:
+            hook.remove()
+        for name, module in folded.items():
+            seen = torch.cat(outputs[name]).transpose(0, 1).flatten(1)
+            mean, variance = seen.mean(dim=1), seen.var(dim=1, unbiased=False)
+            norm = module.bn
+            norm.running_mean.copy_(mean)
+            norm.running_var.copy_(variance)
+            norm.weight.copy_((variance + norm.eps).sqrt())
+            norm.bias.add_(mean)
+
+
+def _stored(stored: dict[str, Any], key: str, exported: Path) -> Any:
+    """The exported weights named `key`; `WeightsError` where the file has none."""
+    if key not in stored:
+        raise WeightsError(f"{exported} has no weights {key}: not an export of this network")
+    return stored[key]
 
 
 def _card_layer(weights: Path, model: Any) -> torch.nn.Linear:

@@ -14,6 +14,8 @@
     cribcam train sets OUT --small --synth DIR... --synth-val DIR  # small-index crops only
     cribcam train reader OUT --init models/reader.pt        # ... the small-index reader
     cribcam train export OUT --only small-reader            # -> models/corner-reader-small.onnx
+    cribcam train recover models/corner-reader-small.onnx SMALL.pt --images OUT/reader/train
+                                                            # its weights again, to train on
 
 A "none" crop is a box the shipped stage 1 (`--models`) draws on no labelled index: pips, card
 art, keys. A reader that learns them as a class sets them aside instead of reading a card.
@@ -73,6 +75,15 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     widen.add_argument("target", type=Path, help="where the 53-class weights go (.pt)")
     widen.set_defaults(run=run_widen)
 
+    recover = steps.add_parser("recover", help="trainable weights (.pt) from a shipped ONNX file")
+    recover.add_argument("exported", type=Path, help="e.g. models/corner-reader-small.onnx")
+    recover.add_argument("target", type=Path, help="where the weights go (.pt)")
+    recover.add_argument("--like", type=Path, default=MODELS_DIR / "reader.pt",
+                         help="weights of the same network (models/reader.pt)")  # fmt: skip
+    recover.add_argument("--images", type=Path, required=True,
+                         help="training images, e.g. OUT/reader/train (512 at most)")  # fmt: skip
+    recover.set_defaults(run=run_recover)
+
     for stage in ("detector", "reader", "cards"):
         step = steps.add_parser(stage, help=f"train the {stage} for a wall-clock budget")
         step.add_argument("out", type=Path, help="training folder (from `train sets`)")
@@ -124,6 +135,15 @@ def run_widen(args: argparse.Namespace) -> int:
     from vision.train import add_none_class
 
     print(f"53-class reader: {add_none_class(args.weights, args.target)}")
+    return 0
+
+
+def run_recover(args: argparse.Namespace) -> int:
+    from vision.train import load_checkpoint, sample_images, weights_from_onnx
+
+    size = int(load_checkpoint(args.like)[0].get("train_args", {}).get("imgsz", 64))
+    inputs = sample_images(args.images, size)
+    print(f"trainable weights: {weights_from_onnx(args.exported, args.like, args.target, inputs)}")
     return 0
 
 

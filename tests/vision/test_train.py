@@ -7,15 +7,25 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 import pytest
 
 from cribcam.cli import main
 from vision import train
-from vision.detector import MODELS_DIR, SMALL_READER_FILE, load_model
+from vision.crops import crop_index
+from vision.detector import (
+    DETECTOR_FILE,
+    MODELS_DIR,
+    READER_FILE,
+    SMALL_READER_FILE,
+    load_model,
+    model_input,
+)
 from vision.errors import TrainingError, WeightsError
 from vision.reader_classes import NOT_AN_INDEX, reader_info
 from vision.small_index import CONTEXT_MARGIN
+from vision.sources import read_image
 from vision.train import (
     READER_ARGS,
     add_none_class,
@@ -24,7 +34,10 @@ from vision.train import (
     load_checkpoint,
     save_checkpoint,
     train_stage,
+    weights_from_onnx,
 )
+
+from .samples import SAMPLES, labelled
 
 
 @pytest.mark.parametrize("lr", [None, 0.003])
@@ -246,3 +259,64 @@ def test_widen_on_the_command_line_and_what_it_refuses(
         assert main(["train", "widen", str(source), str(tmp_path / "x.pt")]) == 2
         assert message in capsys.readouterr().err
     assert not (tmp_path / "x.pt").exists()
+
+
+@pytest.fixture(scope="module")
+def context_crops(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The small-index reader's kind of crop (an index with the card around it) of every
+    labelled index in the committed sample photos, a file each."""
+    folder = tmp_path_factory.mktemp("crops")
+    for path in sorted((SAMPLES / "images").iterdir()):
+        photo = read_image(path)
+        truth = labelled(path.name, photo.shape[1], photo.shape[0])
+        for number, box in enumerate(truth.boxes):
+            crop = crop_index(photo, box, 64, margin=CONTEXT_MARGIN)
+            cv2.imwrite(str(folder / f"{path.stem}_{number}.png"), crop)
+    return folder
+
+
+def test_the_small_readers_weights_recovered_from_its_onnx_read_as_it_does(
+    tmp_path: Path, context_crops: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import torch
+
+    target = tmp_path / "small.pt"
+    exported = MODELS_DIR / SMALL_READER_FILE
+    assert main(["train", "recover", str(exported), str(target), "--images",
+                 str(context_crops)]) == 0  # fmt: skip
+    assert str(target) in capsys.readouterr().out
+    crops = train.sample_images(context_crops, 64)
+    assert len(crops) >= 20
+    expected = load_model(exported, "onnxruntime").run(crops)
+    network = load_checkpoint(target)[1]
+    with torch.no_grad():
+        read = network.eval()(torch.from_numpy(crops))[0].numpy()
+        # Trained, the network normalises by the batch: on the sample the statistics came
+        # from, that must change nothing either.
+        logits = network.train()(torch.from_numpy(crops))
+        batch_read = torch.softmax(logits, dim=1).numpy()
+    for got in (read, batch_read):
+        assert np.abs(got - expected).max() < 0.02
+        assert (got.argmax(axis=1) == expected.argmax(axis=1)).all()
+    # The main reader is another network's weights: recovered the same way it reads otherwise.
+    assert np.abs(load_model(MODELS_DIR / READER_FILE, "onnxruntime").run(crops) - read).max() > 0.1
+
+
+def test_recovering_weights_refuses_another_network_and_too_few_images(
+    tmp_path: Path, context_crops: Path
+) -> None:
+    target = tmp_path / "x.pt"
+    crops = model_input(np.zeros((4, 64, 64, 3), np.uint8))
+    with pytest.raises(WeightsError, match=r"is no copy of .*reader.pt.s network"):
+        weights_from_onnx(MODELS_DIR / DETECTOR_FILE, MODELS_DIR / "reader.pt", target, crops)
+    with pytest.raises(WeightsError, match="no exported model at"):
+        weights_from_onnx(tmp_path / "missing.onnx", MODELS_DIR / "reader.pt", target, crops)
+    with pytest.raises(WeightsError, match="at least 2 images"):
+        weights_from_onnx(MODELS_DIR / SMALL_READER_FILE, MODELS_DIR / "reader.pt", target,
+                          crops[:1])  # fmt: skip
+    lone = tmp_path / "lone"
+    lone.mkdir()
+    shutil.copy(next(context_crops.iterdir()), lone / "one.png")
+    with pytest.raises(TrainingError, match="fewer than 2 images"):
+        train.sample_images(lone, 64)
+    assert not target.exists()
