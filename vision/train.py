@@ -176,9 +176,7 @@ def add_none_class(weights: Path, target: Path) -> Path:
     return save_checkpoint(checkpoint, model, target)
 
 
-def weights_from_onnx(
-    exported: Path, like: Path, target: Path, inputs: npt.NDArray[np.float32]
-) -> Path:
+def weights_from_onnx(exported: Path, like: Path, target: Path, images: Path) -> Path:
     """Trainable weights rebuilt from an exported model, saved at `target`: `like`'s network
     (the same architecture: a reader's .pt for a reader) with the exported file's weights.
 
@@ -187,33 +185,30 @@ def weights_from_onnx(
     Export folds each batch norm into the convolution before it. Each is unfolded so that the
     network computes what the export does, and keeps computing it once training normalises by
     the batch: the batch norm is given the mean and variance the convolution's outputs have on
-    `inputs` (N × 3 × H × W, a sample of the training images, `model_input`), its scale and
-    shift set to undo them.
+    a sample of `images` (the training images, `sample_images`), its scale and shift set to undo
+    them.
     """
     import onnx
     import torch
     from onnx import numpy_helper
 
-    if not exported.is_file():
-        raise WeightsError(f"no exported model at {exported}")
-    if inputs.ndim != 4 or len(inputs) < 2:
-        raise WeightsError(f"the unfolding needs a batch of at least 2 images, got {inputs.shape}")
+    for path, what in ((exported, "exported model"), (like, "weights")):
+        if not path.is_file():
+            raise WeightsError(f"no {what} at {path}")
     stored = {tensor.name.removesuffix(".half"): numpy_helper.to_array(tensor)
               for tensor in onnx.load(str(exported)).graph.initializer}  # fmt: skip
     checkpoint, network = load_checkpoint(like)
-    folded = {name: module for name, module in network.named_modules()
+    inputs = sample_images(images, int((checkpoint.get("train_args") or {}).get("imgsz", 64)))
+    folded = {name: module.bn for name, module in network.named_modules()
               if isinstance(getattr(module, "conv", None), torch.nn.Conv2d)
               and isinstance(getattr(module, "bn", None), torch.nn.BatchNorm2d)}  # fmt: skip
     state = network.state_dict()
     for key in state:
         prefix, _, field = key.rpartition(".bn.")
-        if prefix in folded:  # a pass-through batch norm first, its shift the folded bias
-            count, eps = folded[prefix].bn.num_features, folded[prefix].bn.eps
-            value = {"weight": np.ones(count), "bias": _stored(stored, f"{prefix}.conv.bias",
-                     exported), "running_mean": np.zeros(count),
-                     "running_var": np.full(count, 1 - eps)}.get(field)  # fmt: skip
-            if value is None:  # num_batches_tracked
-                continue
+        if field == "num_batches_tracked":
+            continue
+        if prefix in folded:
+            value = _pass_through(stored, prefix, folded[prefix], field, exported)
         else:
             value = _stored(stored, key, exported)
         there, here = tuple(value.shape), tuple(state[key].shape)
@@ -226,6 +221,18 @@ def weights_from_onnx(
     _match_batch_statistics(network, folded, torch.from_numpy(inputs))
     checkpoint["train_args"] = {**(checkpoint.get("train_args") or {}), "data": None}
     return save_checkpoint(checkpoint, network, target)
+
+
+def _pass_through(
+    stored: dict[str, Any], prefix: str, norm: Any, field: str, exported: Path
+) -> npt.NDArray[Any]:
+    """A value of the batch norm at `prefix` that passes its input through, shifted by the
+    bias export folded into the convolution before it."""
+    if field == "bias":
+        bias: npt.NDArray[Any] = _stored(stored, f"{prefix}.conv.bias", exported)
+        return bias
+    fill = {"weight": 1.0, "running_mean": 0.0, "running_var": 1.0 - norm.eps}[field]
+    return np.full(norm.num_features, fill)
 
 
 def sample_images(folder: Path, size: int, count: int = 512) -> npt.NDArray[np.float32]:
@@ -249,24 +256,24 @@ def sample_images(folder: Path, size: int, count: int = 512) -> npt.NDArray[np.f
 
 
 def _match_batch_statistics(network: Any, folded: dict[str, Any], inputs: torch.Tensor) -> None:
-    """Give each pass-through batch norm of `folded` the statistics its convolution's outputs
-    have on `inputs`, with the scale and shift that keep its output as it was."""
+    """Give each pass-through batch norm of `folded` (by its module's name) the statistics its
+    convolution's outputs have on `inputs`, with the scale and shift that keep its output."""
     import torch
 
     outputs: dict[str, list[torch.Tensor]] = {name: [] for name in folded}
-    hooks = [module.conv.register_forward_hook(
+    modules = dict(network.named_modules())
+    hooks = [modules[name].conv.register_forward_hook(
                  lambda _m, _i, out, name=name: outputs[name].append(out.double()))
-             for name, module in folded.items()]  # fmt: skip
+             for name in folded]  # fmt: skip
     network.eval()
     with torch.no_grad():
         for batch in torch.split(inputs, 64):
             network(batch)
         for hook in hooks:
             hook.remove()
-        for name, module in folded.items():
+        for name, norm in folded.items():
             seen = torch.cat(outputs[name]).transpose(0, 1).flatten(1)
             mean, variance = seen.mean(dim=1), seen.var(dim=1, unbiased=False)
-            norm = module.bn
             norm.running_mean.copy_(mean)
             norm.running_var.copy_(variance)
             norm.weight.copy_((variance + norm.eps).sqrt())

@@ -139,11 +139,10 @@ def run_widen(args: argparse.Namespace) -> int:
 
 
 def run_recover(args: argparse.Namespace) -> int:
-    from vision.train import load_checkpoint, sample_images, weights_from_onnx
+    from vision.train import weights_from_onnx
 
-    size = int(load_checkpoint(args.like)[0].get("train_args", {}).get("imgsz", 64))
-    inputs = sample_images(args.images, size)
-    print(f"trainable weights: {weights_from_onnx(args.exported, args.like, args.target, inputs)}")
+    weights = weights_from_onnx(args.exported, args.like, args.target, args.images)
+    print(f"trainable weights: {weights}")
     return 0
 
 

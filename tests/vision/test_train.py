@@ -20,7 +20,6 @@ from vision.detector import (
     READER_FILE,
     SMALL_READER_FILE,
     load_model,
-    model_input,
 )
 from vision.errors import TrainingError, WeightsError
 from vision.reader_classes import NOT_AN_INDEX, reader_info
@@ -305,18 +304,16 @@ def test_the_small_readers_weights_recovered_from_its_onnx_read_as_it_does(
 def test_recovering_weights_refuses_another_network_and_too_few_images(
     tmp_path: Path, context_crops: Path
 ) -> None:
-    target = tmp_path / "x.pt"
-    crops = model_input(np.zeros((4, 64, 64, 3), np.uint8))
+    target, reader = tmp_path / "x.pt", MODELS_DIR / "reader.pt"
     with pytest.raises(WeightsError, match=r"is no copy of .*reader.pt.s network"):
-        weights_from_onnx(MODELS_DIR / DETECTOR_FILE, MODELS_DIR / "reader.pt", target, crops)
+        weights_from_onnx(MODELS_DIR / DETECTOR_FILE, reader, target, context_crops)
     with pytest.raises(WeightsError, match="no exported model at"):
-        weights_from_onnx(tmp_path / "missing.onnx", MODELS_DIR / "reader.pt", target, crops)
-    with pytest.raises(WeightsError, match="at least 2 images"):
-        weights_from_onnx(MODELS_DIR / SMALL_READER_FILE, MODELS_DIR / "reader.pt", target,
-                          crops[:1])  # fmt: skip
+        weights_from_onnx(tmp_path / "missing.onnx", reader, target, context_crops)
+    with pytest.raises(WeightsError, match="no weights at"):
+        weights_from_onnx(MODELS_DIR / SMALL_READER_FILE, tmp_path / "no.pt", target, context_crops)
     lone = tmp_path / "lone"
     lone.mkdir()
     shutil.copy(next(context_crops.iterdir()), lone / "one.png")
     with pytest.raises(TrainingError, match="fewer than 2 images"):
-        train.sample_images(lone, 64)
+        weights_from_onnx(MODELS_DIR / SMALL_READER_FILE, reader, target, lone)
     assert not target.exists()
