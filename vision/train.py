@@ -23,6 +23,8 @@ from vision.reader_classes import NOT_AN_INDEX
 if TYPE_CHECKING:
     import torch
 
+#: What `store_weights_half` appends to a weight's name, and `weights_from_onnx` takes off.
+HALF_SUFFIX = ".half"
 #: Where ultralytics keeps its settings (instead of the user's home).
 CONFIG_DIR = Path(os.environ.get("CRIBCAM_YOLO_CONFIG", "runs/ultralytics-config")).resolve()
 
@@ -195,11 +197,11 @@ def weights_from_onnx(exported: Path, like: Path, target: Path, images: Path) ->
     for path, what in ((exported, "exported model"), (like, "weights")):
         if not path.is_file():
             raise WeightsError(f"no {what} at {path}")
-    stored = {tensor.name.removesuffix(".half"): numpy_helper.to_array(tensor)
+    stored = {tensor.name.removesuffix(HALF_SUFFIX): numpy_helper.to_array(tensor)
               for tensor in onnx.load(str(exported)).graph.initializer}  # fmt: skip
     checkpoint, network = load_checkpoint(like)
     inputs = sample_images(images, int((checkpoint.get("train_args") or {}).get("imgsz", 64)))
-    folded = {name: module.bn for name, module in network.named_modules()
+    folded = {name: module for name, module in network.named_modules()
               if isinstance(getattr(module, "conv", None), torch.nn.Conv2d)
               and isinstance(getattr(module, "bn", None), torch.nn.BatchNorm2d)}  # fmt: skip
     state = network.state_dict()
@@ -208,7 +210,7 @@ def weights_from_onnx(exported: Path, like: Path, target: Path, images: Path) ->
         if field == "num_batches_tracked":
             continue
         if prefix in folded:
-            value = _pass_through(stored, prefix, folded[prefix], field, exported)
+            value = _pass_through(stored, prefix, folded[prefix].bn, field, exported)
         else:
             value = _stored(stored, key, exported)
         there, here = tuple(value.shape), tuple(state[key].shape)
@@ -241,39 +243,44 @@ def sample_images(folder: Path, size: int, count: int = 512) -> npt.NDArray[np.f
     import cv2
 
     from vision.detector import model_input
+    from vision.sources import IMAGE_SUFFIXES, read_image
 
-    paths = sorted(p for p in folder.rglob("*") if p.suffix.lower() in (".jpg", ".jpeg", ".png"))
+    paths = sorted(p for p in folder.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
     if len(paths) < 2:
         raise TrainingError(f"fewer than 2 images under {folder}: the unfolding needs a sample")
     chosen = [paths[i] for i in np.linspace(0, len(paths) - 1, min(count, len(paths))).astype(int)]
-    images = []
-    for path in chosen:
-        image = cv2.imread(str(path))
-        if image is None:
-            raise TrainingError(f"{path} is no image OpenCV can read")
-        images.append(cv2.resize(image, (size, size), interpolation=cv2.INTER_AREA))
+    images = [cv2.resize(read_image(path), (size, size), interpolation=cv2.INTER_AREA)
+              for path in chosen]  # fmt: skip
     return model_input(np.stack(images))
 
 
 def _match_batch_statistics(network: Any, folded: dict[str, Any], inputs: torch.Tensor) -> None:
-    """Give each pass-through batch norm of `folded` (by its module's name) the statistics its
-    convolution's outputs have on `inputs`, with the scale and shift that keep its output."""
+    """Give the pass-through batch norm of each block in `folded` (convolution and batch norm,
+    by name) the statistics its convolution's outputs have on `inputs`, with the scale and
+    shift that keep its output. Per channel sums are kept, not the outputs."""
     import torch
 
-    outputs: dict[str, list[torch.Tensor]] = {name: [] for name in folded}
-    modules = dict(network.named_modules())
-    hooks = [modules[name].conv.register_forward_hook(
-                 lambda _m, _i, out, name=name: outputs[name].append(out.double()))
-             for name in folded]  # fmt: skip
+    moments: dict[str, torch.Tensor] = {}  # per channel: count, sum, sum of squares
+
+    def add(name: str, out: torch.Tensor) -> None:
+        values = out.double().transpose(0, 1).flatten(1)
+        seen = torch.stack([torch.full_like(values[:, 0], values.shape[1]), values.sum(dim=1),
+                            (values * values).sum(dim=1)])  # fmt: skip
+        moments[name] = moments[name] + seen if name in moments else seen
+
+    hooks = [block.conv.register_forward_hook(lambda _m, _i, out, name=name: add(name, out))
+             for name, block in folded.items()]  # fmt: skip
     network.eval()
     with torch.no_grad():
         for batch in torch.split(inputs, 64):
             network(batch)
         for hook in hooks:
             hook.remove()
-        for name, norm in folded.items():
-            seen = torch.cat(outputs[name]).transpose(0, 1).flatten(1)
-            mean, variance = seen.mean(dim=1), seen.var(dim=1, unbiased=False)
+        for name, block in folded.items():
+            count, total, squares = moments[name]
+            mean = total / count
+            variance = (squares / count - mean * mean).clamp(min=0)
+            norm = block.bn
             norm.running_mean.copy_(mean)
             norm.running_var.copy_(variance)
             norm.weight.copy_((variance + norm.eps).sqrt())
@@ -340,7 +347,7 @@ def store_weights_half(path: Path) -> None:
         if values.dtype != np.float32 or values.size < 16:  # shapes, scalars: as they are
             kept.append(tensor)
             continue
-        half = numpy_helper.from_array(values.astype(np.float16), f"{tensor.name}.half")
+        half = numpy_helper.from_array(values.astype(np.float16), tensor.name + HALF_SUFFIX)
         kept.append(half)
         casts.append(helper.make_node("Cast", [half.name], [tensor.name], to=TensorProto.FLOAT))
     nodes = [*casts, *graph.node]
