@@ -9,7 +9,8 @@ weights. `--images DIR` reads another folder's images instead (e.g. 1280-px `cri
 scenes, where the detector takes a closer look at frames with small indices; the bare passes
 are one look each, and `looks` is the mean number of looks). `--deck-reader ONNX` also times
 the pipeline (OpenVINO) with a deck's tuned reader (a profile's reader.onnx), alone and with
-the base reader beside it at the app's `DECK_BASE_WEIGHT`. It first names the CPU and the
+the base reader beside it at the app's `DECK_BASE_WEIGHT`; `--models DIR` times another models
+folder (a candidate detector against the shipped one). It first names the CPU and the
 precision OpenVINO computes in there (bfloat16 units make it three to five times faster), and
 gives each pipeline's ratio to issue #6's 100 ms. Figures are printed, never asserted.
 """
@@ -106,8 +107,8 @@ def pipeline(reader: CardReader, photos: list[bytes]) -> tuple[dict[str, float],
 
 def bare_forward(backend: str, photos: list[bytes], reader: CardReader) -> float:
     """The two models' forward passes alone, on the same inputs the pipeline gives them."""
-    detector = FrameDetector(MODELS_DIR / DETECTOR_FILE, backend, reader.input_side)
-    read = load_model(MODELS_DIR / READER_FILE, backend).run
+    detector = FrameDetector(reader.models_dir / DETECTOR_FILE, backend, reader.input_side)
+    read = load_model(reader.models_dir / READER_FILE, backend).run
     totals = []
     for data in photos:
         frame = decode_image(data)
@@ -164,6 +165,8 @@ def main() -> None:
     parser.add_argument("--photos", type=int, default=40, help="how many held-out photos")
     parser.add_argument("--images", type=Path, help="read this folder's images instead")
     parser.add_argument("--deck-reader", type=Path, metavar="ONNX", help="a deck's tuned reader")
+    parser.add_argument("--models", type=Path, default=MODELS_DIR,
+                        help="the models folder to time (models/)")  # fmt: skip
     reading_options(parser)
     parser.add_argument(
         "--wide", action="store_true", help="each photo laid on felt in a 16:9 frame (a webcam's)"
@@ -183,7 +186,7 @@ def main() -> None:
     results: dict[str, float] = {}
     print(machine())
     for backend in ("openvino", "onnxruntime"):
-        reader = CardReader(backend=backend, **reader_settings(args))
+        reader = CardReader(args.models, backend=backend, **reader_settings(args))
         if backend == "openvino":
             width, height = reader.detector_input(first.shape[1], first.shape[0])
             print(f"{len(photos)} photos; the detector reads each at {width} × {height}")
@@ -198,7 +201,7 @@ def main() -> None:
               f"overhead ×{results[backend] / results[f'{backend} bare']:.2f}")  # fmt: skip
     if args.deck_reader:
         for weight in (0.0, DECK_BASE_WEIGHT):
-            reader = CardReader(reader_path=args.deck_reader, base_weight=weight,
+            reader = CardReader(args.models, reader_path=args.deck_reader, base_weight=weight,
                                 **reader_settings(args))  # fmt: skip
             pipeline(reader, photos[:3])
             stages, _ = pipeline(reader, photos)

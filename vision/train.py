@@ -7,6 +7,7 @@ its font shipped from matplotlib, and its settings kept in a folder of ours.
 
 from __future__ import annotations
 
+import copy
 import importlib
 import os
 import shutil
@@ -96,18 +97,41 @@ def train_stage(
         raise TrainingError(f"no weights to start from at {init}")
     yolo = offline_ultralytics()
     last = project / stage / "weights" / "last.pt"
+    trainer = _network_keeping_trainer() if stage == "detector" else None
     if resume and last.exists():
-        yolo(str(last)).train(resume=True)
+        yolo(str(last)).train(resume=True, trainer=trainer)
     else:
         architecture = "yolo26n-cls.yaml" if stage == "reader" else "yolo26n.yaml"
         model = yolo(str(init) if init else architecture)
         model.train(
             data=str(data), time=hours, epochs=1000, device=device, project=str(project),
             name=stage, exist_ok=True, pretrained=init is not None, amp=False, plots=True,
-            workers=0, patience=0, verbose=False,
+            workers=0, patience=0, verbose=False, trainer=trainer,
             **{**STAGE_ARGS[stage], **({"lr0": lr} if lr is not None else {})},
         )  # fmt: skip
     return project / stage / "weights" / "best.pt"
+
+
+def _network_keeping_trainer() -> type:
+    """Ultralytics' detection trainer, training the network it is given as it is.
+
+    Given weights, ultralytics builds a fresh network from their YAML and copies in what fits:
+    a pruned detector (`vision.prune`) would silently grow back to full width, most of its
+    weights left random. Unpruned weights train the same either way.
+    """
+    from ultralytics.models.yolo.detect import DetectionTrainer
+
+    class NetworkKeepingTrainer(DetectionTrainer):
+        def get_model(self, cfg: Any = None, weights: Any = None, verbose: bool = True) -> Any:
+            if weights is None:
+                return super().get_model(cfg, weights, verbose)
+            network = copy.deepcopy(weights).float()
+            network.names = self.data["names"]
+            for parameter in network.parameters():
+                parameter.requires_grad_(True)
+            return network
+
+    return NetworkKeepingTrainer
 
 
 def load_checkpoint(path: Path) -> tuple[dict[str, Any], Any]:

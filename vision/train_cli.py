@@ -16,6 +16,8 @@
     cribcam train export OUT --only small-reader            # -> models/corner-reader-small.onnx
     cribcam train recover models/corner-reader-small.onnx SMALL.pt --images OUT/reader/train
                                                             # its weights again, to train on
+    cribcam train prune models/detector.pt THIN.pt --share 0.25  # a faster stage 1 ...
+    cribcam train detector OUT --init THIN.pt --lr 0.01     # ... trained back to its accuracy
 
 A "none" crop is a box the shipped stage 1 (`--models`) draws on no labelled index: pips, card
 art, keys. A reader that learns them as a class sets them aside instead of reading a card.
@@ -84,6 +86,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
                          help="training images, e.g. OUT/reader/train (512 at most)")  # fmt: skip
     recover.set_defaults(run=run_recover)
 
+    prune = steps.add_parser("prune", help="a thinner, faster detector to train on")
+    prune.add_argument("weights", type=Path, help="a detector (.pt), e.g. models/detector.pt")
+    prune.add_argument("target", type=Path, help="where the pruned weights go (.pt)")
+    prune.add_argument("--share", type=float, default=0.25,
+                       help="share of each layer's channels removed (0.25)")  # fmt: skip
+    prune.set_defaults(run=run_prune)
+
     for stage in ("detector", "reader", "cards"):
         step = steps.add_parser(stage, help=f"train the {stage} for a wall-clock budget")
         step.add_argument("out", type=Path, help="training folder (from `train sets`)")
@@ -143,6 +152,15 @@ def run_recover(args: argparse.Namespace) -> int:
 
     weights = weights_from_onnx(args.exported, args.like, args.target, args.images)
     print(f"trainable weights: {weights}")
+    return 0
+
+
+def run_prune(args: argparse.Namespace) -> int:
+    from vision.prune import prune_detector
+
+    result = prune_detector(args.weights, args.target, args.share)
+    print(f"pruned detector: {args.target}; multiply-accumulates {result.macs_kept:.0%} of "
+          f"before, parameters {result.params_after:,} of {result.params_before:,}")  # fmt: skip
     return 0
 
 
