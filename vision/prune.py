@@ -97,7 +97,8 @@ def _tensors(output: Any) -> list[Any]:
 
 
 def _split_blocks(network: Any) -> dict[int, Any]:
-    """Swap each CSP block for a `_SplitBlock` (by layer index) so the pruner can follow it."""
+    """Swap each CSP block for one whose first convolution is cut in two (`_split_block`), so
+    the pruner can follow it; returns them by layer index."""
     from ultralytics.nn.modules import C2PSA, C2f
 
     split = {}
@@ -127,7 +128,7 @@ def _kept_layers(network: Any, split: dict[int, Any]) -> list[Any]:
 
 
 def _join_blocks(network: Any, split: dict[int, Any]) -> None:
-    """Put each pruned `_SplitBlock` back into its ultralytics block, its halves joined."""
+    """Put each pruned split block back into its ultralytics block, its halves joined."""
     for index, block in split.items():
         network.model[index] = block.joined()
 
@@ -171,36 +172,37 @@ def _split_block(block: Any) -> Any:
     return SplitBlock()
 
 
+#: What a batch norm holds per channel.
+NORM_VALUES = ("weight", "bias", "running_mean", "running_var")
+
+
 def _conv_slice(conv: Any, rows: slice) -> Any:
     """A copy of an ultralytics `Conv` (convolution, batch norm, activation) keeping only the
     output channels `rows`."""
-    from torch import nn
-
-    part = copy.deepcopy(conv)
-    kept = conv.conv.weight.data[rows]
-    part.conv = nn.Conv2d(conv.conv.in_channels, len(kept), conv.conv.kernel_size,
-                          conv.conv.stride, conv.conv.padding, bias=False)  # fmt: skip
-    part.conv.weight.data = kept.clone()
-    part.bn = nn.BatchNorm2d(len(kept), eps=conv.bn.eps, momentum=conv.bn.momentum)
-    for name in ("weight", "bias", "running_mean", "running_var"):
-        getattr(part.bn, name).data = getattr(conv.bn, name).data[rows].clone()
-    part.train(conv.training)
-    return part
+    norms = {name: getattr(conv.bn, name).data[rows].clone() for name in NORM_VALUES}
+    return _conv_like(conv, conv.conv.weight.data[rows].clone(), norms)
 
 
 def _conv_joined(first: Any, second: Any) -> Any:
     """One ultralytics `Conv` whose output is `first`'s channels, then `second`'s."""
     import torch
+
+    norms = {name: torch.cat((getattr(first.bn, name).data, getattr(second.bn, name).data))
+             for name in NORM_VALUES}  # fmt: skip
+    return _conv_like(first, torch.cat((first.conv.weight.data, second.conv.weight.data)), norms)
+
+
+def _conv_like(template: Any, weight: Any, norms: dict[str, Any]) -> Any:
+    """A copy of ultralytics `Conv` `template` with these convolution weights and batch norm."""
     from torch import nn
 
-    joined = copy.deepcopy(first)
-    weight = torch.cat((first.conv.weight.data, second.conv.weight.data))
-    joined.conv = nn.Conv2d(first.conv.in_channels, len(weight), first.conv.kernel_size,
-                            first.conv.stride, first.conv.padding, bias=False)  # fmt: skip
-    joined.conv.weight.data = weight
-    joined.bn = nn.BatchNorm2d(len(weight), eps=first.bn.eps, momentum=first.bn.momentum)
-    for name in ("weight", "bias", "running_mean", "running_var"):
-        values = (getattr(first.bn, name).data, getattr(second.bn, name).data)
-        getattr(joined.bn, name).data = torch.cat(values)
-    joined.train(first.training)
-    return joined
+    conv = copy.deepcopy(template)
+    old = template.conv
+    conv.conv = nn.Conv2d(old.in_channels, len(weight), old.kernel_size, old.stride, old.padding,
+                          bias=False)  # fmt: skip
+    conv.conv.weight.data = weight
+    conv.bn = nn.BatchNorm2d(len(weight), eps=template.bn.eps, momentum=template.bn.momentum)
+    for name, values in norms.items():
+        getattr(conv.bn, name).data = values
+    conv.train(template.training)
+    return conv
