@@ -57,7 +57,6 @@ def prune_detector(weights: Path, target: Path, share: float) -> PruneResult:
     checkpoint, network = load_checkpoint(weights)
     if not isinstance(network, DetectionModel):
         raise TrainingError(f"{weights} holds a {type(network).__name__}, not a detector")
-    network.eval()
     split = _split_blocks(network)
     for parameter in network.parameters():
         parameter.requires_grad_(True)
