@@ -71,8 +71,9 @@ def prune_detector(weights: Path, target: Path, share: float) -> PruneResult:
     macs_before, params_before = tp.utils.count_ops_and_params(network, example)
     pruner = tp.pruner.MagnitudePruner(
         network, example, importance=tp.importance.MagnitudeImportance(p=2),
-        pruning_ratio=share, ignored_layers=_kept_layers(network, split),
-        round_to=CHANNEL_MULTIPLE, output_transform=_tensors,
+        pruning_ratio=share, pruning_ratio_dict=_layer_shares(network, share),
+        ignored_layers=_kept_layers(network, split), round_to=CHANNEL_MULTIPLE,
+        output_transform=_tensors,
     )  # fmt: skip
     pruner.step()
     macs_after, params_after = tp.utils.count_ops_and_params(network, example)
@@ -82,6 +83,28 @@ def prune_detector(weights: Path, target: Path, share: float) -> PruneResult:
     network.eval()
     save_checkpoint({**checkpoint, "epoch": -1, "optimizer": None}, network, target)
     return PruneResult(macs_before, macs_after, params_before, params_after)
+
+
+def kept_width(channels: int, share: float) -> int:
+    """How many of a layer's `channels` stay: the nearest multiple of `CHANNEL_MULTIPLE` to what
+    `share` leaves, never fewer than one multiple. (`torch_pruning` rounds down, which halved the
+    16-channel layers that read the full-size frame at any share from 1/16 up.)"""
+    wanted = round(channels * (1 - share) / CHANNEL_MULTIPLE) * CHANNEL_MULTIPLE
+    return min(channels, max(CHANNEL_MULTIPLE, wanted))
+
+
+def _layer_shares(network: Any, share: float) -> dict[Any, float]:
+    """Each convolution's own share, so that `torch_pruning` keeps `kept_width` of its channels
+    (it keeps int(channels x (1 - share)); the half channel guards against rounding)."""
+    import torch
+
+    shares: dict[Any, float] = {}
+    for module in network.modules():
+        if isinstance(module, torch.nn.Conv2d):
+            channels = module.out_channels
+            kept = kept_width(channels, share)
+            shares[module] = 0.0 if kept == channels else 1 - (kept + 0.5) / channels
+    return shares
 
 
 def _tensors(output: Any) -> list[Any]:

@@ -12,7 +12,7 @@ import torch
 from cribcam.cli import main
 from vision.detector import MODELS_DIR
 from vision.errors import TrainingError
-from vision.prune import _join_blocks, _split_blocks, prune_detector
+from vision.prune import _join_blocks, _split_blocks, kept_width, prune_detector
 from vision.train import load_checkpoint, train_stage
 
 from .samples import SAMPLES
@@ -49,12 +49,28 @@ def test_a_pruned_detector_is_thinner_and_still_answers_as_a_detector(tmp_path: 
     assert 0.4 < result.macs_kept < 0.7 and result.params_after < 0.7 * result.params_before
     _, original = load_checkpoint(DETECTOR_WEIGHTS)
     _, pruned = load_checkpoint(tmp_path / "pruned.pt")
-    assert sum(_widths(pruned)) < 0.8 * sum(_widths(original))
+    assert sum(_widths(pruned)) < 0.85 * sum(_widths(original))
     assert all(width % 8 == 0 or width in (1, 4) for width in _widths(pruned))
     image = torch.rand(1, 3, 160, 160)
     for ours, theirs in zip(_outputs(pruned, image), _outputs(original, image), strict=True):
         assert ours.shape[0] == theirs.shape[0] and ours.shape[2:] == theirs.shape[2:]
     assert _outputs(pruned, image)[0].shape == (1, 5, 20 * 20 + 10 * 10 + 5 * 5)  # box, score
+
+
+def test_kept_widths_are_the_nearest_multiple_of_8_and_never_fewer_than_8() -> None:
+    assert [kept_width(c, 0.25) for c in (8, 16, 32, 64, 128, 256)] == [8, 16, 24, 48, 96, 192]
+    assert [kept_width(c, 0.15) for c in (16, 32, 64, 128, 256)] == [16, 24, 56, 112, 216]
+    assert kept_width(16, 0.9) == 8 and kept_width(24, 0.01) == 24
+
+
+def test_pruning_keeps_the_widths_it_promises(tmp_path: Path) -> None:
+    """The full-size layers at the stem stay 16 wide at 25 %: rounding down would halve them."""
+    prune_detector(DETECTOR_WEIGHTS, tmp_path / "pruned.pt", 0.25)
+    _, original = load_checkpoint(DETECTOR_WEIGHTS)
+    _, pruned = load_checkpoint(tmp_path / "pruned.pt")
+    assert _widths(pruned)[:4] == [16, 24, 32, 48]
+    changed = [(o, p) for o, p in zip(_widths(original), _widths(pruned), strict=True) if o != p]
+    assert changed and all(p == kept_width(o, 0.25) for o, p in changed)
 
 
 def test_pruning_refuses_a_share_outside_0_1_missing_weights_and_a_reader(tmp_path: Path) -> None:
