@@ -61,6 +61,7 @@ def test_kept_widths_are_the_nearest_multiple_of_8_and_never_fewer_than_8() -> N
     assert [kept_width(c, 0.25) for c in (8, 16, 32, 64, 128, 256)] == [8, 16, 24, 48, 96, 192]
     assert [kept_width(c, 0.15) for c in (16, 32, 64, 128, 256)] == [16, 24, 56, 112, 216]
     assert kept_width(16, 0.9) == 8 and kept_width(24, 0.01) == 24
+    assert kept_width(48, 0.25) == 40  # half way between 32 and 40: the larger
 
 
 def test_pruning_keeps_the_widths_it_promises(tmp_path: Path) -> None:
