@@ -88,8 +88,7 @@ def prune_detector(weights: Path, target: Path, share: float) -> PruneResult:
 def kept_width(channels: int, share: float) -> int:
     """How many of a layer's `channels` stay: the nearest multiple of `CHANNEL_MULTIPLE` to what
     `share` leaves (half way, the larger), never fewer than one multiple. (`torch_pruning` rounds
-    down, which halved the 16-channel layers that read the full-size frame at any share from 1/16
-    up.)"""
+    down, which halved the 16-channel layers that read the full-size frame at any share.)"""
     wanted = int(channels * (1 - share) / CHANNEL_MULTIPLE + 0.5) * CHANNEL_MULTIPLE
     return min(channels, max(CHANNEL_MULTIPLE, wanted))
 
