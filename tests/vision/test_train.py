@@ -26,6 +26,7 @@ from vision.reader_classes import NOT_AN_INDEX, reader_info
 from vision.small_index import CONTEXT_MARGIN
 from vision.sources import read_image
 from vision.train import (
+    DETECTOR_ARGS,
     READER_ARGS,
     add_none_class,
     blend_weights,
@@ -61,6 +62,30 @@ def test_a_stage_trains_with_its_settings_and_the_learning_rate_asked_for(
     assert weights == str(MODELS_DIR / "reader.pt") and settings["pretrained"]
     assert settings["time"] == 0.5 and settings["imgsz"] == READER_ARGS["imgsz"]
     assert settings["lr0"] == (lr if lr is not None else READER_ARGS["lr0"])
+    assert settings["workers"] == 0 and settings["batch"] == READER_ARGS["batch"]
+
+
+def test_a_gpu_is_fed_larger_batches_by_several_loader_processes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[dict[str, Any]] = []
+
+    class FakeYolo:
+        def __init__(self, weights: str) -> None:
+            pass
+
+        def train(self, **settings: Any) -> None:
+            calls.append(settings)
+
+    monkeypatch.setattr(train, "offline_ultralytics", lambda: FakeYolo)
+    monkeypatch.setattr(train.os, "cpu_count", lambda: 16)
+    (tmp_path / "detector").mkdir()
+    (tmp_path / "detector" / "data.yaml").write_text("nc: 1\n")
+    train_stage("detector", tmp_path / "detector" / "data.yaml", tmp_path / "runs", hours=0.1,
+                device="0")  # fmt: skip
+    ((settings,),) = [calls]
+    assert settings["device"] == "0" and settings["workers"] == 8
+    assert settings["batch"] == 64 > DETECTOR_ARGS["batch"]
 
 
 def test_training_what_is_not_there_is_refused_before_ultralytics_starts(
