@@ -78,11 +78,13 @@ def train_stage(
     init: Path | None = None,
     device: str = "cpu",
     lr: float | None = None,
+    plots: bool = True,
 ) -> Path:
     """Train the `detector` (YOLO26n, data = a data.yaml), the `reader` (YOLO26n-cls, data = a
     class-folder tree) or the single-stage `cards` detector (YOLO26n, 52 classes) for a
     wall-clock budget, from scratch or from `init` weights; `lr` replaces the stage's starting
-    learning rate (a fine-tune from `init` wants a smaller one).
+    learning rate (a fine-tune from `init` wants a smaller one). `plots` off leaves out the PNG
+    curves (they need polars, which a bare GPU machine may lack).
 
     Ultralytics fits its schedule to `hours`; `resume` continues an interrupted run from its
     last.pt. results.csv and the curves are written beside the weights. Returns best.pt.
@@ -105,7 +107,7 @@ def train_stage(
         model = yolo(str(init) if init else architecture)
         model.train(
             data=str(data), time=hours, epochs=1000, device=device, project=str(project),
-            name=stage, exist_ok=True, pretrained=init is not None, amp=False, plots=True,
+            name=stage, exist_ok=True, pretrained=init is not None, amp=False, plots=plots,
             patience=0, verbose=False, trainer=trainer,
             **{**STAGE_ARGS[stage], **loader_settings(stage, device),
                **({"lr0": lr} if lr is not None else {})},

@@ -1,0 +1,83 @@
+"""What travels to a lent GPU machine: the training designs' art as WebP that reads back as the
+faces it was made from, only the real training photos with their corrected labels; and the
+runs asked for there, checked before anything starts."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.device_train import Run, pack, unpack_art
+from vision.errors import TrainingError
+
+DECK = Path(__file__).parent / "fixtures" / "deck-standard"
+
+
+def test_a_run_is_a_name_its_weights_and_a_learning_rate() -> None:
+    assert Run.parse("p25:.gpu/p25.pt:0.01") == Run("p25", Path(".gpu/p25.pt"), 0.01)
+    for bad in ("p25:.gpu/p25.pt", "p25:w.pt:fast", "p25:w.pt:2", "2x:w.pt:0.01"):
+        with pytest.raises(TrainingError, match=r"p25|2x"):
+            Run.parse(bad)
+
+
+def test_packed_art_reads_back_as_its_faces_and_leaves_the_held_out_designs(
+    tmp_path: Path,
+) -> None:
+    art = tmp_path / "art"
+    shutil.copytree(DECK, art / "standard")
+    shutil.copytree(DECK, art / "dondorf")  # a held-out design: never trained on
+    real = tmp_path / "real"
+    for sub in ("images", "labels"):
+        (real / sub).mkdir(parents=True)
+    for name in ("a", "b"):
+        cv2.imwrite(str(real / "images" / f"{name}.jpg"), np.zeros((8, 8, 3), np.uint8))
+        (real / "labels" / f"{name}.txt").write_text("0 0.5 0.5 0.1 0.1\n")
+    relabel = tmp_path / "relabel"
+    relabel.mkdir()
+    (relabel / "a.txt").write_text("5 0.5 0.5 0.2 0.2\n")
+
+    packed = tmp_path / "packed"
+    size = pack(packed, art, real, ["a.jpg"], relabel)
+    assert sorted(p.name for p in (packed / "art").iterdir()) == ["standard"]
+    assert not list((packed / "art" / "standard").glob("*.png"))
+    assert size == sum(f.stat().st_size for f in packed.rglob("*") if f.is_file())
+    assert sorted(p.name for p in (packed / "real" / "images").iterdir()) == ["a.jpg"]
+    assert (packed / "real" / "labels" / "a.txt").read_text() == "5 0.5 0.5 0.2 0.2\n"
+
+    (deck,) = unpack_art(packed, tmp_path / "unpacked")
+    assert (
+        deck.name == "standard"
+        and (deck / "boxes.json").read_bytes() == (DECK / "boxes.json").read_bytes()
+    )
+    for face in DECK.glob("*.png"):
+        before = cv2.imread(str(face), cv2.IMREAD_UNCHANGED)
+        after = cv2.imread(str(deck / face.name), cv2.IMREAD_UNCHANGED)
+        assert before is not None and after is not None and after.shape == before.shape
+        assert np.array_equal(after[..., 3], before[..., 3])  # the card's outline, exactly
+
+
+def test_faces_at_the_size_they_are_rendered_travel_within_a_few_levels(tmp_path: Path) -> None:
+    """Lossy WebP (a third of the PNG's size): colours move a little, most at red ink edges
+    (the chroma is halved), and every scene shrinks a face far more than that."""
+    art = tmp_path / "art" / "standard"
+    art.mkdir(parents=True)
+    shutil.copy(DECK / "boxes.json", art)
+    for face in DECK.glob("*.png"):
+        small = cv2.imread(str(face), cv2.IMREAD_UNCHANGED)
+        assert small is not None
+        cv2.imwrite(str(art / face.name), cv2.resize(small, None, fx=3, fy=3))  # ~ 350 px high
+    real = tmp_path / "real"
+    (real / "images").mkdir(parents=True)
+    pack(tmp_path / "packed", tmp_path / "art", real, [], tmp_path)
+    (deck,) = unpack_art(tmp_path / "packed", tmp_path / "unpacked")
+    for face in art.glob("*.png"):
+        before = cv2.imread(str(face), cv2.IMREAD_UNCHANGED)
+        after = cv2.imread(str(deck / face.name), cv2.IMREAD_UNCHANGED)
+        assert before is not None and after is not None
+        opaque = before[..., 3] == 255
+        change = np.abs(after.astype(np.int16) - before.astype(np.int16))[..., :3][opaque]
+        assert change.mean() < 5, face.name

@@ -1,0 +1,259 @@
+"""Train stage 1 on a lent GPU machine: ``python -m vision.device_train pack|run``.
+
+Such a machine starts bare, can fetch nothing and takes at most 64 MiB of files, and its time is
+counted in minutes. So `pack` (here) writes one folder: the training designs' card art as WebP
+(a third of its PNG size) and the real training photos with their corrected labels. `run`
+(there) makes the synthetic scenes on the machine's many cores from that art, cuts the windows,
+trains several detectors side by side on the one GPU to a shared wall-clock deadline, and packs
+each one's weights and results into its own archive (each file brought back must stay under
+16 MB). Ultralytics itself travels as wheels; polars, which it imports only to read its results
+back, is stood in for when missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import multiprocessing
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+
+from vision.errors import TrainingError
+
+#: Windows a scene gives (as `cribcam train sets`), and a real photo per seed (they are few).
+SCENE_WINDOWS = 3
+PHOTO_WINDOWS = 12
+#: Seconds kept back at the end for ultralytics' last validation and the archives.
+CLOSING_S = 50
+POLARS_STAND_IN = '''"""Stand-in for polars: ultralytics reads its results CSV back with it
+when it saves a checkpoint, and takes a failure there as "no results"."""
+
+
+def read_csv(*args, **kwargs):
+    raise RuntimeError("polars is not installed on this machine")
+'''
+
+
+@dataclass(frozen=True)
+class Run:
+    """One detector to train: a name, the weights it starts from and its learning rate."""
+
+    name: str
+    init: Path
+    lr: float
+
+    @classmethod
+    def parse(cls, spec: str) -> Run:
+        """`NAME:WEIGHTS:LR`, e.g. ``p25:.gpu/p25.pt:0.01``."""
+        parts = spec.split(":")
+        if len(parts) != 3 or not parts[0].isidentifier():
+            raise TrainingError(f"a run is NAME:WEIGHTS:LR, got {spec!r}")
+        try:
+            lr = float(parts[2])
+        except ValueError:
+            raise TrainingError(f"the learning rate of {spec!r} is not a number") from None
+        if not 0 < lr < 1:
+            raise TrainingError(f"the learning rate of {spec!r} must lie between 0 and 1")
+        return cls(parts[0], Path(parts[1]), lr)
+
+
+def pack(target: Path, art: Path, real: Path, real_train: Sequence[str], relabel: Path) -> int:
+    """The folder that travels: usable training-design decks as WebP, the real training photos
+    and their labels (the corrected ones where there are). Returns its size in bytes."""
+    from vision.cardart import iter_deck_dirs
+    from vision.cli import held_out
+
+    for deck in iter_deck_dirs(art, partial=True):
+        if deck.name in held_out():
+            continue
+        out = target / "art" / deck.name
+        out.mkdir(parents=True, exist_ok=True)
+        for file in deck.iterdir():
+            if file.suffix == ".png":  # alpha kept losslessly; faces are shrunk in every scene
+                face = cv2.imread(str(file), cv2.IMREAD_UNCHANGED)
+                if face is None:
+                    raise TrainingError(f"not a readable face: {file}")
+                cv2.imwrite(str(out / f"{file.stem}.webp"), face, [cv2.IMWRITE_WEBP_QUALITY, 95])
+            elif file.suffix == ".json":
+                shutil.copy(file, out / file.name)
+    for sub in ("images", "labels"):
+        (target / "real" / sub).mkdir(parents=True, exist_ok=True)
+    for name in real_train:
+        shutil.copy(real / "images" / name, target / "real" / "images" / name)
+        label = f"{Path(name).stem}.txt"
+        source = relabel / label if (relabel / label).exists() else real / "labels" / label
+        if source.exists():
+            shutil.copy(source, target / "real" / "labels" / label)
+    return sum(f.stat().st_size for f in target.rglob("*") if f.is_file())
+
+
+def unpack_art(packed: Path, art: Path) -> list[Path]:
+    """The WebP decks back as the PNG folders `vision.synth` reads; returns the usable ones."""
+    from vision.cardart import iter_deck_dirs
+
+    for deck in (packed / "art").iterdir():
+        out = art / deck.name
+        out.mkdir(parents=True, exist_ok=True)
+        for file in deck.iterdir():
+            if file.suffix == ".webp":
+                face = cv2.imread(str(file), cv2.IMREAD_UNCHANGED)
+                if face is None:
+                    raise TrainingError(f"this OpenCV cannot read WebP: {file}")
+                cv2.imwrite(str(out / f"{file.stem}.png"), face)
+            else:
+                shutil.copy(file, out / file.name)
+    return list(iter_deck_dirs(art, partial=True))
+
+
+def _scene_windows(task: tuple[Path, str, int, int, int, list[Path], float]) -> int:
+    from vision.synth import SynthConfig, generate
+    from vision.trainsets import labelled_images, write_windows
+
+    work, part, seed, start, count, decks, keyboard = task
+    scenes = work / f"{part}_scenes"
+    generate(scenes, count, seed, decks, SynthConfig(keyboard=keyboard), start=start,
+             progress=False)  # fmt: skip
+    names = [f"syn_{seed}_{i:06d}.jpg" for i in range(start, start + count)]
+    per_image = SCENE_WINDOWS if part == "train" else 2
+    return write_windows(labelled_images(scenes, names), work / "det" / part,
+                         prefix=f"{part}{start}", per_image=per_image,
+                         seed=start + 7 * seed)  # fmt: skip
+
+
+def _photo_windows(task: tuple[Path, Path, list[str], int]) -> int:
+    from vision.trainsets import labelled_images, write_windows
+
+    work, real, names, seed = task
+    return write_windows(labelled_images(real, names), work / "det" / "train",
+                         prefix=f"real{seed}", per_image=PHOTO_WINDOWS, seed=seed)  # fmt: skip
+
+
+def build_windows(packed: Path, work: Path, scenes: int, photo_seeds: int, processes: int) -> Path:
+    """Windows of `scenes` new training scenes (seed 501, a keyboard in 3 in 10), of the real
+    photos (`photo_seeds` draws) and of scenes//40 validation scenes (seed 502), made by
+    `processes` processes; returns the data.yaml."""
+    decks = unpack_art(packed, work / "art")
+    step = max(1, scenes // (processes * 2))
+    tasks = [(work, "train", 501, s, min(step, scenes - s), decks, 0.3)
+             for s in range(0, scenes, step)]  # fmt: skip
+    val = max(4, scenes // 40)
+    tasks += [(work, "val", 502, s, min(8, val - s), decks, 0.0) for s in range(0, val, 8)]
+    photos = sorted(p.name for p in (packed / "real" / "images").iterdir())
+    shares = [photos[k::processes] for k in range(processes)]
+    with multiprocessing.get_context("fork").Pool(processes) as pool:
+        real = pool.map_async(_photo_windows, [(work, packed / "real", share, 100 + 17 * s + k)
+                                               for s in range(photo_seeds)
+                                               for k, share in enumerate(shares)])  # fmt: skip
+        made = sum(pool.map(_scene_windows, tasks))
+        print(f"windows: {made} synthetic, {sum(real.get())} real", flush=True)
+    data = work / "det" / "data.yaml"
+    data.write_text(f"path: {data.parent}\ntrain: train/images\nval: val/images\n"
+                    "nc: 1\nnames: ['index']\n")  # fmt: skip
+    return data
+
+
+def train_side_by_side(data: Path, runs: Sequence[Run], work: Path, device: str,
+                       deadline: float) -> None:  # fmt: skip
+    """Each run in its own process on the one device, all ending by `deadline` (time.time())."""
+    from vision.train import offline_ultralytics
+
+    offline_ultralytics()  # its settings and font, once, before the runs race to write them
+    env = dict(os.environ)
+    if importlib.util.find_spec("polars") is None:
+        stand_in = work / "stand-in" / "polars"
+        stand_in.mkdir(parents=True, exist_ok=True)
+        (stand_in / "__init__.py").write_text(POLARS_STAND_IN)
+        env["PYTHONPATH"] = os.pathsep.join([str(stand_in.parent), env.get("PYTHONPATH", "")])
+    hours = (deadline - time.time()) / 3600
+    jobs = []
+    for run in runs:
+        log = (work / f"{run.name}.log").open("w")
+        command = [sys.executable, "-m", "vision.device_train", "one", str(data),
+                   str(work / "runs" / run.name), str(run.init), str(run.lr), f"{hours:.5f}",
+                   device]  # fmt: skip
+        jobs.append((run, log, subprocess.Popen(command, stdout=log, stderr=log, env=env)))
+    print(f"training {', '.join(r.name for r in runs)} for {hours * 60:.1f} min", flush=True)
+    for run, log, job in jobs:
+        job.wait()
+        log.close()
+        print(f"{run.name} exited {job.returncode}", flush=True)
+
+
+def archive(work: Path, runs: Sequence[Run], out: Path) -> list[Path]:
+    """One tar a run: its last and best weights (optimiser stripped), results.csv and log."""
+    from ultralytics.utils.torch_utils import strip_optimizer
+
+    archives = []
+    for run in runs:
+        folder = work / "runs" / run.name / "detector"
+        with tarfile.open(out / f"{run.name}.tar", "w") as tar:
+            for weights in (folder / "weights" / "last.pt", folder / "weights" / "best.pt"):
+                if weights.exists():
+                    strip_optimizer(weights)
+                    tar.add(weights, f"{run.name}/{weights.name}")
+            for extra in (folder / "results.csv", work / f"{run.name}.log"):
+                if extra.exists():
+                    tar.add(extra, f"{run.name}/{extra.name}")
+        archives.append(out / f"{run.name}.tar")
+    return archives
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    started = time.time()
+    parser = argparse.ArgumentParser(prog="python -m vision.device_train", description=__doc__)
+    steps = parser.add_subparsers(dest="step", required=True)
+    packing = steps.add_parser("pack", help="here: the folder that travels")
+    packing.add_argument("target", type=Path)
+    packing.add_argument("--art", type=Path, default=Path("datasets/cardart"))
+    packing.add_argument("--real", type=Path, default=Path("../shared/datasets/dev-real"))
+    packing.add_argument("--split", type=Path, default=Path("datasets/dev-real-split.json"))
+    packing.add_argument("--relabel", type=Path, default=Path("datasets/dev-real-relabel/labels"))
+    running = steps.add_parser("run", help="there: windows, then the runs side by side")
+    running.add_argument("packed", type=Path)
+    running.add_argument("out", type=Path, help="where the archives go ($OUT)")
+    running.add_argument("--runs", nargs="+", required=True, help="NAME:WEIGHTS:LR each")
+    running.add_argument("--budget", type=float, default=545, help="seconds in all (545)")
+    running.add_argument("--scenes", type=int, default=2400)
+    running.add_argument("--photo-seeds", type=int, default=2)
+    running.add_argument("--work", type=Path, default=Path("/tmp/device-train"))
+    running.add_argument("--device", default="0")
+    one = steps.add_parser("one", help="one run (started by `run`)")
+    for name in ("data", "project", "init"):
+        one.add_argument(name, type=Path)
+    one.add_argument("lr", type=float)
+    one.add_argument("hours", type=float)
+    one.add_argument("device")
+    args = parser.parse_args(argv)
+    if args.step == "pack":
+        split = json.loads(args.split.read_text())["train"]
+        size = pack(args.target, args.art, args.real, split, args.relabel)
+        print(f"{args.target}: {size / 1e6:.1f} MB")
+    elif args.step == "run":
+        runs = [Run.parse(spec) for spec in args.runs]
+        args.work.mkdir(parents=True, exist_ok=True)
+        data = build_windows(args.packed, args.work, args.scenes, args.photo_seeds,
+                             os.cpu_count() or 2)  # fmt: skip
+        deadline = started + args.budget - CLOSING_S
+        train_side_by_side(data, runs, args.work, args.device, deadline)
+        for path in archive(args.work, runs, args.out):
+            print(f"archive: {path}")
+    else:
+        from vision.train import train_stage
+
+        train_stage("detector", args.data, args.project, hours=args.hours, init=args.init,
+                    device=args.device, lr=args.lr, plots=False)  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
