@@ -297,7 +297,7 @@ def test_cribcam_eval_against_an_earlier_run_writes_what_changed(
     assert main([*argv, str(tmp_path / "one")]) == 0
     comparison = json.loads((tmp_path / "two" / "against.json").read_text())
     assert comparison["photos_compared"] == len(_classes(SAMPLES))
-    assert comparison["cards_gained"] >= 2 and comparison["cards_lost"] == 0
+    assert comparison["cards_gained"] >= 1 and comparison["cards_lost"] == 0
     assert [c["image"] for c in comparison["changed"]] == ["syn1280_77_000067.jpg"]
     capsys.readouterr()
     assert main([*argv, str(tmp_path / "nowhere")]) == 2

@@ -1,5 +1,7 @@
 """Pruning stage 1: the CSP blocks cut for the pruner compute what they did, the pruned network
-is thinner and holds ultralytics' own modules, and training it keeps it thin."""
+is thinner and holds ultralytics' own modules, and training it keeps it thin. The shipped stage
+1 is pruned already (preview 8), so the widths are checked on a full-width YOLO26n: they depend
+on the channel counts, not on the weights."""
 
 from __future__ import annotations
 
@@ -13,11 +15,23 @@ from cribcam.cli import main
 from vision.detector import MODELS_DIR
 from vision.errors import TrainingError
 from vision.prune import _join_blocks, _split_blocks, kept_width, prune_detector
-from vision.train import load_checkpoint, train_stage
+from vision.train import load_checkpoint, offline_ultralytics, save_checkpoint, train_stage
 
 from .samples import SAMPLES
 
 DETECTOR_WEIGHTS = MODELS_DIR / "detector.pt"
+
+
+@pytest.fixture(scope="module")
+def full_width(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A one-class YOLO26n at full width (random weights) in the shipped checkpoint's form."""
+    offline_ultralytics()
+    from ultralytics.nn.tasks import DetectionModel
+
+    checkpoint, shipped = load_checkpoint(DETECTOR_WEIGHTS)
+    network = DetectionModel("yolo26n.yaml", nc=1, verbose=False)
+    network.names, network.args = shipped.names, shipped.args
+    return save_checkpoint(checkpoint, network, tmp_path_factory.mktemp("full") / "full.pt")
 
 
 def _outputs(network: torch.nn.Module, image: torch.Tensor) -> list[torch.Tensor]:
@@ -44,10 +58,12 @@ def test_blocks_cut_in_two_and_joined_again_compute_what_they_did() -> None:
         assert torch.allclose(ours, theirs, atol=1e-4)
 
 
-def test_a_pruned_detector_is_thinner_and_still_answers_as_a_detector(tmp_path: Path) -> None:
-    result = prune_detector(DETECTOR_WEIGHTS, tmp_path / "pruned.pt", 0.25)
+def test_a_pruned_detector_is_thinner_and_still_answers_as_a_detector(
+    tmp_path: Path, full_width: Path
+) -> None:
+    result = prune_detector(full_width, tmp_path / "pruned.pt", 0.25)
     assert 0.4 < result.macs_kept < 0.7 and result.params_after < 0.7 * result.params_before
-    _, original = load_checkpoint(DETECTOR_WEIGHTS)
+    _, original = load_checkpoint(full_width)
     _, pruned = load_checkpoint(tmp_path / "pruned.pt")
     assert sum(_widths(pruned)) < 0.85 * sum(_widths(original))
     assert all(width % 8 == 0 or width in (1, 4) for width in _widths(pruned))
@@ -64,10 +80,10 @@ def test_kept_widths_are_the_nearest_multiple_of_8_and_never_fewer_than_8() -> N
     assert kept_width(48, 0.25) == 40  # half way between 32 and 40: the larger
 
 
-def test_pruning_keeps_the_widths_it_promises(tmp_path: Path) -> None:
+def test_pruning_keeps_the_widths_it_promises(tmp_path: Path, full_width: Path) -> None:
     """The full-size layers at the stem stay 16 wide at 25 %: rounding down would halve them."""
-    prune_detector(DETECTOR_WEIGHTS, tmp_path / "pruned.pt", 0.25)
-    _, original = load_checkpoint(DETECTOR_WEIGHTS)
+    prune_detector(full_width, tmp_path / "pruned.pt", 0.25)
+    _, original = load_checkpoint(full_width)
     _, pruned = load_checkpoint(tmp_path / "pruned.pt")
     assert _widths(pruned)[:4] == [16, 24, 32, 48]
     changed = [(o, p) for o, p in zip(_widths(original), _widths(pruned), strict=True) if o != p]
@@ -85,10 +101,10 @@ def test_pruning_refuses_a_share_outside_0_1_missing_weights_and_a_reader(tmp_pa
     assert not (tmp_path / "out.pt").exists()
 
 
-def test_a_pruned_detector_trains_at_its_own_width(tmp_path: Path) -> None:
+def test_a_pruned_detector_trains_at_its_own_width(tmp_path: Path, full_width: Path) -> None:
     """Ultralytics rebuilds a network from its YAML before training: the pruned one must not
     grow back to full width with random weights."""
-    assert main(["train", "prune", str(DETECTOR_WEIGHTS), str(tmp_path / "pruned.pt"),
+    assert main(["train", "prune", str(full_width), str(tmp_path / "pruned.pt"),
                  "--share", "0.4"]) == 0  # fmt: skip
     data = tmp_path / "detector"
     for part in ("train", "val"):
