@@ -65,7 +65,7 @@ def test_a_stage_trains_with_its_settings_and_the_learning_rate_asked_for(
     assert settings["workers"] == 0 and settings["batch"] == READER_ARGS["batch"]
 
 
-def test_a_gpu_is_fed_larger_batches_by_several_loader_processes(
+def test_a_gpu_is_fed_larger_batches_by_several_loader_processes_and_plots_can_be_off(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls: list[dict[str, Any]] = []
@@ -82,10 +82,10 @@ def test_a_gpu_is_fed_larger_batches_by_several_loader_processes(
     (tmp_path / "detector").mkdir()
     (tmp_path / "detector" / "data.yaml").write_text("nc: 1\n")
     train_stage("detector", tmp_path / "detector" / "data.yaml", tmp_path / "runs", hours=0.1,
-                device="0")  # fmt: skip
-    ((settings,),) = [calls]
+                device="0", plots=False)  # fmt: skip
+    (settings,) = calls
     assert settings["device"] == "0" and settings["workers"] == 8
-    assert settings["batch"] == 64 > DETECTOR_ARGS["batch"]
+    assert settings["batch"] == 64 > DETECTOR_ARGS["batch"] and settings["plots"] is False
 
 
 def test_training_what_is_not_there_is_refused_before_ultralytics_starts(
