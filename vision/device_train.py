@@ -234,12 +234,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     one.add_argument("hours", type=float)
     one.add_argument("device")
     args = parser.parse_args(argv)
+    try:
+        return _step(args, started)
+    except TrainingError as error:
+        print(f"device_train: {error}", file=sys.stderr)
+        return 2
+
+
+def _step(args: argparse.Namespace, started: float) -> int:
     if args.step == "pack":
         split = json.loads(args.split.read_text())["train"]
         size = pack(args.target, args.art, args.real, split, args.relabel)
         print(f"{args.target}: {size / 1e6:.1f} MB")
     elif args.step == "run":
         runs = [Run.parse(spec) for spec in args.runs]
+        for needed in (args.packed / "art", args.packed / "real" / "images"):
+            if not needed.is_dir():
+                raise TrainingError(f"no {needed}: made by `python -m vision.device_train pack`")
+        for run in runs:
+            if not run.init.is_file():
+                raise TrainingError(f"run {run.name}: no weights at {run.init}")
         args.work.mkdir(parents=True, exist_ok=True)
         data = build_windows(args.packed, args.work, args.scenes, args.photo_seeds,
                              os.cpu_count() or 2)  # fmt: skip

@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.device_train import Run, pack, unpack_art
+from vision.device_train import Run, main, pack, unpack_art
 from vision.errors import TrainingError
 
 DECK = Path(__file__).parent / "fixtures" / "deck-standard"
@@ -81,3 +81,18 @@ def test_faces_at_the_size_they_are_rendered_travel_within_a_few_levels(tmp_path
         opaque = before[..., 3] == 255
         change = np.abs(after.astype(np.int16) - before.astype(np.int16))[..., :3][opaque]
         assert change.mean() < 5, face.name
+
+
+def test_a_run_without_its_folder_or_its_weights_stops_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = ["run", str(tmp_path / "packed"), str(tmp_path / "out"), "--work", str(tmp_path / "w")]
+    assert main([*run, "--runs", "a:none.pt:0.01"]) == 2
+    assert f"no {tmp_path / 'packed' / 'art'}" in capsys.readouterr().err
+    for sub in ("art", "real/images"):
+        (tmp_path / "packed" / sub).mkdir(parents=True)
+    assert main([*run, "--runs", f"a:{tmp_path / 'none.pt'}:0.01"]) == 2
+    assert f"run a: no weights at {tmp_path / 'none.pt'}" in capsys.readouterr().err
+    assert main([*run, "--runs", "a:w.pt"]) == 2
+    assert "a run is NAME:WEIGHTS:LR, got 'a:w.pt'" in capsys.readouterr().err
+    assert not (tmp_path / "w").exists()
