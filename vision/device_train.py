@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
 import multiprocessing
 import os
 import shutil
@@ -28,7 +27,7 @@ from pathlib import Path
 
 import cv2
 
-from vision.errors import TrainingError
+from vision.errors import SplitError, TrainingError
 
 #: Windows a scene gives (as `cribcam train sets`), and a real photo per seed (they are few).
 SCENE_WINDOWS = 3
@@ -72,9 +71,11 @@ def pack(target: Path, art: Path, real: Path, real_train: Sequence[str], relabel
     and their labels (the corrected ones where there are). Returns its size in bytes."""
     from vision.cardart import iter_deck_dirs
     from vision.cli import held_out
+    from vision.evaluate import label_files
 
+    kept_out = held_out()
     for deck in iter_deck_dirs(art, partial=True):
-        if deck.name in held_out():
+        if deck.name in kept_out:
             continue
         out = target / "art" / deck.name
         out.mkdir(parents=True, exist_ok=True)
@@ -88,12 +89,11 @@ def pack(target: Path, art: Path, real: Path, real_train: Sequence[str], relabel
                 shutil.copy(file, out / file.name)
     for sub in ("images", "labels"):
         (target / "real" / sub).mkdir(parents=True, exist_ok=True)
-    for name in real_train:
-        shutil.copy(real / "images" / name, target / "real" / "images" / name)
-        label = f"{Path(name).stem}.txt"
-        source = relabel / label if (relabel / label).exists() else real / "labels" / label
-        if source.exists():
-            shutil.copy(source, target / "real" / "labels" / label)
+    photos = [real / "images" / name for name in real_train]
+    for photo, label in zip(photos, label_files(real, photos, relabel), strict=True):
+        shutil.copy(photo, target / "real" / "images" / photo.name)
+        if label.exists():
+            shutil.copy(label, target / "real" / "labels" / label.name)
     return sum(f.stat().st_size for f in target.rglob("*") if f.is_file())
 
 
@@ -138,7 +138,7 @@ def _photo_windows(task: tuple[Path, Path, list[str], int]) -> int:
                          prefix=f"real{seed}", per_image=PHOTO_WINDOWS, seed=seed)  # fmt: skip
 
 
-def build_windows(packed: Path, work: Path, scenes: int, photo_seeds: int, processes: int) -> Path:
+def make_windows(packed: Path, work: Path, scenes: int, photo_seeds: int, processes: int) -> Path:
     """Windows of `scenes` new training scenes (seed 501, a keyboard in 3 in 10), of the real
     photos (`photo_seeds` draws) and of scenes//40 validation scenes (seed 502), made by
     `processes` processes; returns the data.yaml."""
@@ -156,10 +156,9 @@ def build_windows(packed: Path, work: Path, scenes: int, photo_seeds: int, proce
                                                for k, share in enumerate(shares)])  # fmt: skip
         made = sum(pool.map(_scene_windows, tasks))
         print(f"windows: {made} synthetic, {sum(real.get())} real", flush=True)
-    data = work / "det" / "data.yaml"
-    data.write_text(f"path: {data.parent}\ntrain: train/images\nval: val/images\n"
-                    "nc: 1\nnames: ['index']\n")  # fmt: skip
-    return data
+    from vision.trainsets import write_data_yaml
+
+    return write_data_yaml(work / "det", ["index"])
 
 
 def train_side_by_side(data: Path, runs: Sequence[Run], work: Path, device: str,
@@ -236,14 +235,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return _step(args, started)
-    except TrainingError as error:
+    except (TrainingError, SplitError) as error:
         print(f"device_train: {error}", file=sys.stderr)
         return 2
 
 
 def _step(args: argparse.Namespace, started: float) -> int:
     if args.step == "pack":
-        split = json.loads(args.split.read_text())["train"]
+        from vision.realsplit import split_part
+
+        split = split_part(args.split, "train")
         size = pack(args.target, args.art, args.real, split, args.relabel)
         print(f"{args.target}: {size / 1e6:.1f} MB")
     elif args.step == "run":
@@ -255,7 +256,7 @@ def _step(args: argparse.Namespace, started: float) -> int:
             if not run.init.is_file():
                 raise TrainingError(f"run {run.name}: no weights at {run.init}")
         args.work.mkdir(parents=True, exist_ok=True)
-        data = build_windows(args.packed, args.work, args.scenes, args.photo_seeds,
+        data = make_windows(args.packed, args.work, args.scenes, args.photo_seeds,
                              os.cpu_count() or 2)  # fmt: skip
         deadline = started + args.budget - CLOSING_S
         train_side_by_side(data, runs, args.work, args.device, deadline)

@@ -334,12 +334,18 @@ def build_windows(
         f"{out.name}/val": write_windows(labelled_images(synth_val), out / "val", prefix="val",
                                          per_image=2, seed=3, card_classes=card_classes),
     }  # fmt: skip
-    names = list(CLASSES) if card_classes else ["index"]
-    (out / "data.yaml").write_text(
+    write_data_yaml(out, list(CLASSES) if card_classes else ["index"])
+    return counts
+
+
+def write_data_yaml(out: Path, names: list[str]) -> Path:
+    """Ultralytics' data.yaml for the windows in `out`/train and `out`/val."""
+    data = out / "data.yaml"
+    data.write_text(
         f"path: {out.resolve()}\ntrain: train/images\nval: val/images\n"
         f"nc: {len(names)}\nnames: {names}\n"
     )
-    return counts
+    return data
 
 
 def _prefix(k: int) -> str:
