@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from cribcam.cli import main
-from vision.calibrate import PhotoReadings, edge_threshold
+from vision.calibrate import PhotoReadings, edge_threshold, wilson_upper
 from vision.calibration import (
     CALIBRATION_FILE,
     CalibrationError,
@@ -90,17 +90,33 @@ def readings(scores: list[float], right: list[bool], at_edge: list[bool]) -> Pho
     )
 
 
-def test_the_edge_threshold_is_the_lowest_where_edge_readings_reach_the_target() -> None:
+def test_the_edge_threshold_is_the_lowest_where_edge_readings_may_reach_the_target() -> None:
     whole = readings([0.95] * 3, [False] * 3, [False] * 3)  # not at the edge: not counted
     photo = readings([0.855, 0.875, 0.905, 0.925], [False, True, False, True], [True] * 4)
     assert CALIBRATION.score(photo.box_scores, photo.read_probabilities) == pytest.approx(
         [0.855, 0.875, 0.905, 0.925], abs=1e-4
     )
-    # right from 0.84: 2 of 4; from 0.86: 2 of 3; from 0.88: 1 of 2; from 0.91: 1 of 1
-    assert edge_threshold([whole, photo], CALIBRATION, 0.9) == (0.91, 4)
-    assert edge_threshold([whole, photo], CALIBRATION, 0.6) == (0.86, 4)
-    assert edge_threshold([whole, photo], CALIBRATION, 0.4) == (0.84, 4)
+    # right from 0.84: 2 of 4 (95 % interval up to 0.85); from 0.86: 2 of 3 (0.94); from
+    # 0.88: 1 of 2 (0.91); from 0.91: 1 of 1 (1)
+    assert edge_threshold([whole, photo], CALIBRATION, 0.95) == (0.91, 4)
+    assert edge_threshold([whole, photo], CALIBRATION, 0.9) == (0.86, 4)
+    assert edge_threshold([whole, photo], CALIBRATION, 0.8) == (0.84, 4)
     assert edge_threshold([whole], CALIBRATION, 0.9) == (None, 0)
+
+
+def test_many_edge_readings_under_the_target_are_set_aside_where_few_are_not() -> None:
+    """96 % right passes a 98 % target on 25 readings (24 of them right) and fails it on 1,000."""
+    few = readings([0.895] * 25, [True] * 24 + [False], [True] * 25)
+    many = readings([0.895] * 1000, [True] * 960 + [False] * 40, [True] * 1000)
+    assert edge_threshold([few], CALIBRATION, 0.98) == (0.84, 25)
+    assert edge_threshold([many], CALIBRATION, 0.98) == (0.9, 1000)  # none above 0.9
+
+
+def test_the_wilson_interval_matches_its_textbook_values() -> None:
+    assert wilson_upper(0, 10) == pytest.approx(0.2775, abs=1e-4)
+    assert wilson_upper(58, 60) == pytest.approx(0.9908, abs=1e-4)  # scipy's binomtest
+    assert wilson_upper(10, 10) == wilson_upper(0, 0) == 1.0
+    assert 0.96 < wilson_upper(960, 1000) < wilson_upper(96, 100) < wilson_upper(24, 25)
 
 
 def test_a_calibration_round_trips_with_and_without_an_edge_threshold(tmp_path: Path) -> None:
