@@ -93,9 +93,9 @@ def edge_threshold(
     the 95 % interval of their share right reaches it (None when no photo has one); and how
     many such readings the photos have.
 
-    A photo set holds few such readings (60 above preview 8's card threshold), so their share
-    right moves by points with each wrong one: two wrong among 60 set aside 35 readings, 33 of
-    them right, and 1.2 points of real recall (MODEL_CARD.md, "The edge threshold again")."""
+    A photo set holds few such readings (77 above preview 8's card threshold), so their share
+    right moves by points with each wrong one: two wrong among the 60 from 0.98 set aside 35
+    readings, 33 of them right, and 1.2 points of real recall (MODEL_CARD.md, "Preview 8.1")."""
     scores = np.concatenate([
         calibration.score(p.box_scores, p.read_probabilities)[p.at_edge] for p in photos
     ])  # fmt: skip
@@ -103,13 +103,13 @@ def edge_threshold(
     if not len(right):
         return None, 0
 
-    def share_right(threshold: float) -> float:
+    def share_right_at_most(threshold: float) -> float:
         above = right[scores >= threshold]
         return wilson_upper(int(above.sum()), len(above))
 
     card = calibration.card_threshold
     grid = [t for t in EDGE_THRESHOLDS if t >= card] or [card]
-    return choose_threshold(share_right, precision, grid), len(right)
+    return choose_threshold(share_right_at_most, precision, grid), len(right)
 
 
 def wilson_upper(right: int, total: int, z: float = 1.96) -> float:
