@@ -1,18 +1,21 @@
-"""Train stage 1 on a lent GPU machine: ``python -m vision.device_train pack|run``.
+"""Train on a lent GPU machine: ``python -m vision.device_train pack|run``.
 
 Such a machine starts bare, can fetch nothing and takes at most 64 MiB of files, and its time is
 counted in minutes. So `pack` (here) writes one folder: the training designs' card art as WebP
 (a third of its PNG size) and the real training photos with their corrected labels. `run`
-(there) makes the synthetic scenes on the machine's many cores from that art, cuts the windows,
-trains several detectors side by side on the one GPU to a shared wall-clock deadline, and packs
+(there) makes the synthetic scenes on the machine's many cores from that art, cuts what the
+stage trains on (stage 1's windows, or a reader's crops as `cribcam train sets` cuts them),
+trains several networks side by side on the one GPU to a shared wall-clock deadline, and packs
 each one's weights and results into its own archive (each file brought back must stay under
 16 MB). Ultralytics itself travels as wheels; polars, which it imports only to read its results
-back, is stood in for when missing.
+back, is stood in for when missing. The readers' "none" crops need stage 1 as the app runs it
+(`models/`, with ONNX Runtime there).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import multiprocessing
 import os
@@ -22,16 +25,31 @@ import sys
 import tarfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
+import numpy as np
 
 from vision.errors import SplitError, TrainingError
 
+if TYPE_CHECKING:
+    from vision.trainsets import BoxFinder, Image, LabelledImage
+
+#: What `run` trains: stage 1 on windows, the reader or the small-index reader on crops.
+STAGES = ("detector", "reader", "small-reader")
 #: Windows a scene gives (as `cribcam train sets`), and a real photo per seed (they are few).
 SCENE_WINDOWS = 3
 PHOTO_WINDOWS = 12
+#: The readers' scenes alternate between these views (size, frame): a whole table at 640 px,
+#: and a 1280 × 720 camera frame, whose indices are larger.
+READER_VIEWS: tuple[tuple[int, tuple[int, int] | None], ...] = ((640, None), (1280, (1280, 720)))
+#: Indices a reader scene gives at most (`trainsets.capped`): dense scenes would drown the
+#: real crops. Real photos are turned more and give more "none" crops (`build_sets`).
+SCENE_CROPS, PHOTO_TURNS, PHOTO_NONE = 12, 8, 40
+#: Shrunk copies a scene, and a real photo, gives the small-index reader (`build_small_sets`).
+SCENE_LOOKS, PHOTO_LOOKS = 2, 8
 #: Seconds kept back at the end for ultralytics' last validation and the archives.
 CLOSING_S = 50
 POLARS_STAND_IN = '''"""Stand-in for polars: ultralytics reads its results CSV back with it
@@ -45,7 +63,7 @@ def read_csv(*args, **kwargs):
 
 @dataclass(frozen=True)
 class Run:
-    """One detector to train: a name, the weights it starts from and its learning rate."""
+    """One network to train: a name, the weights it starts from and its learning rate."""
 
     name: str
     init: Path
@@ -115,53 +133,101 @@ def unpack_art(packed: Path, art: Path) -> list[Path]:
     return list(iter_deck_dirs(art, partial=True))
 
 
-def _scene_windows(task: tuple[Path, str, int, int, int, list[Path], float]) -> int:
+def _scene_part(task: tuple[Path, str, str, int, int, int, list[Path], int]) -> int:
+    """One chunk of scenes, made and cut for `stage`: how many windows or crops it gave."""
     from vision.synth import SynthConfig, generate
     from vision.trainsets import labelled_images, write_windows
 
-    work, part, seed, start, count, decks, keyboard = task
+    work, stage, part, seed, start, count, decks, chunk = task
+    config = SynthConfig(keyboard=0.3 if part == "train" else 0.0)
+    if stage != "detector":
+        size, frame = READER_VIEWS[chunk % len(READER_VIEWS)]
+        config = replace(config, size=size, frame=frame)
     scenes = work / f"{part}_scenes"
-    generate(scenes, count, seed, decks, SynthConfig(keyboard=keyboard), start=start,
-             progress=False)  # fmt: skip
+    generate(scenes, count, seed, decks, config, start=start, progress=False)
     names = [f"syn_{seed}_{i:06d}.jpg" for i in range(start, start + count)]
-    per_image = SCENE_WINDOWS if part == "train" else 2
-    return write_windows(labelled_images(scenes, names), work / "det" / part,
-                         prefix=f"{part}{start}", per_image=per_image,
-                         seed=start + 7 * seed)  # fmt: skip
+    prefix, chunk_seed = f"{part}{start}", start + 7 * seed
+    if stage == "detector":
+        per_image = SCENE_WINDOWS if part == "train" else 2
+        return write_windows(labelled_images(scenes, names), work / "det" / part,
+                             prefix=prefix, per_image=per_image, seed=chunk_seed)  # fmt: skip
+    return write_reader_crops(stage, list(labelled_images(scenes, names)), work / "cls" / part,
+                              prefix=prefix, seed=chunk_seed, photos=False)  # fmt: skip
 
 
-def _photo_windows(task: tuple[Path, Path, list[str], int]) -> int:
+def _photo_part(task: tuple[Path, str, Path, list[str], int]) -> int:
+    """The real photos `names`, cut for `stage` into the training part."""
     from vision.trainsets import labelled_images, write_windows
 
-    work, real, names, seed = task
-    return write_windows(labelled_images(real, names), work / "det" / "train",
-                         prefix=f"real{seed}", per_image=PHOTO_WINDOWS, seed=seed)  # fmt: skip
+    work, stage, real, names, seed = task
+    if stage == "detector":
+        return write_windows(labelled_images(real, names), work / "det" / "train",
+                             prefix=f"real{seed}", per_image=PHOTO_WINDOWS, seed=seed)  # fmt: skip
+    return write_reader_crops(stage, list(labelled_images(real, names)), work / "cls" / "train",
+                              prefix=f"real{seed}", seed=seed, photos=True)  # fmt: skip
 
 
-def make_windows(packed: Path, work: Path, scenes: int, photo_seeds: int, processes: int) -> Path:
-    """Windows of `scenes` new training scenes (seed 501, a keyboard in 3 in 10), of the real
-    photos (`photo_seeds` draws) and of scenes//40 validation scenes (seed 502), made by
-    `processes` processes; returns the data.yaml."""
+def write_reader_crops(
+    stage: str, sources: list[tuple[Image, LabelledImage]], out: Path, *, prefix: str,
+    seed: int, photos: bool,
+) -> int:  # fmt: skip
+    """`stage`'s crops of `sources` into the class folders of `out`, as `cribcam train sets`
+    cuts them: the reader's every index (at most `SCENE_CROPS` a scene) and what stage 1 boxes
+    on no index as "none"; the small-index reader's from shrunk copies, the card around each
+    index. Real photos (`photos`) give more of each: they are few. Returns the crops written."""
+    if stage == "reader":
+        from vision.trainsets import capped, write_crops, write_none_crops
+
+        turns, cap = (PHOTO_TURNS, PHOTO_NONE) if photos else (2, 30)
+        indices = sources if photos else list(capped(sources, SCENE_CROPS, seed))
+        written = write_crops(indices, out, prefix=prefix, rotations=turns, seed=seed)
+        return written + write_none_crops(sources, _finder(), out, prefix=prefix,
+                                          rotations=turns, cap=cap, seed=seed + 1)  # fmt: skip
+    from vision.small_index import shrunk_scenes, write_small_crops
+
+    looks = PHOTO_LOOKS if photos else SCENE_LOOKS
+    shrunk = shrunk_scenes(sources, looks, np.random.default_rng(seed))
+    return sum(write_small_crops(shrunk, _finder(), out, prefix=prefix, seed=seed).values())
+
+
+@functools.cache
+def _finder() -> BoxFinder:
+    """Stage 1 as the app runs it (`models/`), made once a process: after the fork."""
+    from vision.detector import CardReader
+    from vision.trainsets import stage_one_boxes
+
+    return stage_one_boxes(CardReader())
+
+
+def make_data(packed: Path, work: Path, stage: str, scenes: int, photo_seeds: int,
+              processes: int) -> Path:  # fmt: skip
+    """What `stage` trains on, from `scenes` new training scenes (seed 501, a keyboard in 3 in
+    10), the real photos (`photo_seeds` draws) and scenes//40 validation scenes (seed 502),
+    made by `processes` processes: stage 1's data.yaml, or a reader's class-folder tree."""
     decks = unpack_art(packed, work / "art")
     step = max(1, scenes // (processes * 2))
-    tasks = [(work, "train", 501, s, min(step, scenes - s), decks, 0.3)
-             for s in range(0, scenes, step)]  # fmt: skip
+    chunks = [("train", 501, s, min(step, scenes - s)) for s in range(0, scenes, step)]
     val = max(4, scenes // 40)
-    tasks += [(work, "val", 502, s, min(8, val - s), decks, 0.0) for s in range(0, val, 8)]
+    chunks += [("val", 502, s, min(8, val - s)) for s in range(0, val, 8)]
+    tasks = [(work, stage, part, seed, start, count, decks, k)
+             for k, (part, seed, start, count) in enumerate(chunks)]  # fmt: skip
     photos = sorted(p.name for p in (packed / "real" / "images").iterdir())
     shares = [photos[k::processes] for k in range(processes)]
     with multiprocessing.get_context("fork").Pool(processes) as pool:
-        real = pool.map_async(_photo_windows, [(work, packed / "real", share, 100 + 17 * s + k)
-                                               for s in range(photo_seeds)
-                                               for k, share in enumerate(shares)])  # fmt: skip
-        made = sum(pool.map(_scene_windows, tasks))
-        print(f"windows: {made} synthetic, {sum(real.get())} real", flush=True)
+        real = pool.map_async(_photo_part, [(work, stage, packed / "real", share, 100 + 17 * s + k)
+                                            for s in range(photo_seeds)
+                                            for k, share in enumerate(shares)])  # fmt: skip
+        made = sum(pool.map(_scene_part, tasks))
+        kind = "windows" if stage == "detector" else "crops"
+        print(f"{kind}: {made} synthetic, {sum(real.get())} real", flush=True)
+    if stage != "detector":
+        return work / "cls"
     from vision.trainsets import write_data_yaml
 
     return write_data_yaml(work / "det", ["index"])
 
 
-def train_side_by_side(data: Path, runs: Sequence[Run], work: Path, device: str,
+def train_side_by_side(stage: str, data: Path, runs: Sequence[Run], work: Path, device: str,
                        deadline: float) -> None:  # fmt: skip
     """Each run in its own process on the one device, all ending by `deadline` (time.time())."""
     from vision.train import offline_ultralytics
@@ -177,7 +243,7 @@ def train_side_by_side(data: Path, runs: Sequence[Run], work: Path, device: str,
     jobs = []
     for run in runs:
         log = (work / f"{run.name}.log").open("w")
-        command = [sys.executable, "-m", "vision.device_train", "one", str(data),
+        command = [sys.executable, "-m", "vision.device_train", "one", stage, str(data),
                    str(work / "runs" / run.name), str(run.init), str(run.lr), f"{hours:.5f}",
                    device]  # fmt: skip
         jobs.append((run, log, subprocess.Popen(command, stdout=log, stderr=log, env=env)))
@@ -188,13 +254,13 @@ def train_side_by_side(data: Path, runs: Sequence[Run], work: Path, device: str,
         print(f"{run.name} exited {job.returncode}", flush=True)
 
 
-def archive(work: Path, runs: Sequence[Run], out: Path) -> list[Path]:
+def archive(stage: str, work: Path, runs: Sequence[Run], out: Path) -> list[Path]:
     """One tar a run: its last and best weights (optimiser stripped), results.csv and log."""
     from ultralytics.utils.torch_utils import strip_optimizer
 
     archives = []
     for run in runs:
-        folder = work / "runs" / run.name / "detector"
+        folder = work / "runs" / run.name / _trained(stage)
         with tarfile.open(out / f"{run.name}.tar", "w") as tar:
             for weights in (folder / "weights" / "last.pt", folder / "weights" / "best.pt"):
                 if weights.exists():
@@ -221,12 +287,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     running.add_argument("packed", type=Path)
     running.add_argument("out", type=Path, help="where the archives go ($OUT)")
     running.add_argument("--runs", nargs="+", required=True, help="NAME:WEIGHTS:LR each")
+    running.add_argument("--stage", choices=STAGES, default="detector",
+                         help="what the runs train (detector)")  # fmt: skip
     running.add_argument("--budget", type=float, default=545, help="seconds in all (545)")
     running.add_argument("--scenes", type=int, default=2400)
     running.add_argument("--photo-seeds", type=int, default=2)
     running.add_argument("--work", type=Path, default=Path("/tmp/device-train"))
     running.add_argument("--device", default="0")
     one = steps.add_parser("one", help="one run (started by `run`)")
+    one.add_argument("stage", choices=STAGES)
     for name in ("data", "project", "init"):
         one.add_argument(name, type=Path)
     one.add_argument("lr", type=float)
@@ -256,18 +325,23 @@ def _step(args: argparse.Namespace, started: float) -> int:
             if not run.init.is_file():
                 raise TrainingError(f"run {run.name}: no weights at {run.init}")
         args.work.mkdir(parents=True, exist_ok=True)
-        data = make_windows(args.packed, args.work, args.scenes, args.photo_seeds,
-                             os.cpu_count() or 2)  # fmt: skip
+        data = make_data(args.packed, args.work, args.stage, args.scenes, args.photo_seeds,
+                         os.cpu_count() or 2)  # fmt: skip
         deadline = started + args.budget - CLOSING_S
-        train_side_by_side(data, runs, args.work, args.device, deadline)
-        for path in archive(args.work, runs, args.out):
+        train_side_by_side(args.stage, data, runs, args.work, args.device, deadline)
+        for path in archive(args.stage, args.work, runs, args.out):
             print(f"archive: {path}")
     else:
         from vision.train import train_stage
 
-        train_stage("detector", args.data, args.project, hours=args.hours, init=args.init,
-                    device=args.device, lr=args.lr, plots=False)  # fmt: skip
+        train_stage(_trained(args.stage), args.data, args.project, hours=args.hours,
+                    init=args.init, device=args.device, lr=args.lr, plots=False)  # fmt: skip
     return 0
+
+
+def _trained(stage: str) -> str:
+    """The `train_stage` stage (and run folder) of a `STAGES` name: both readers are readers."""
+    return "detector" if stage == "detector" else "reader"
 
 
 if __name__ == "__main__":

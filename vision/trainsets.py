@@ -233,7 +233,7 @@ def _look_sides(detector: FrameDetector, frame: Image) -> list[int]:
     return [detector.side, *(side for side in extra if side is not None)]
 
 
-def _capped(
+def capped(
     sources: Iterable[tuple[Image, LabelledImage]], cap: int, seed: int
 ) -> Iterator[tuple[Image, LabelledImage]]:
     """At most `cap` indices per scene: dense synthetic scenes would drown the real crops."""
@@ -264,7 +264,7 @@ def build_sets(
     crops = 0
     for k, folder in enumerate(synth):
         crops += write_crops(
-            _capped(labelled_images(folder), 12, 4 + 10 * k),
+            capped(labelled_images(folder), 12, 4 + 10 * k),
             cls / "train",
             prefix=_prefix(k),
             rotations=2,
@@ -278,7 +278,7 @@ def build_sets(
         seed=5,
     )
     counts["reader/val"] = write_crops(
-        _capped(labelled_images(synth_val), 12, 6), cls / "val", prefix="val", rotations=2, seed=6
+        capped(labelled_images(synth_val), 12, 6), cls / "val", prefix="val", rotations=2, seed=6
     )
     if none_finder is not None:
         counts |= write_none_sets(none_finder, synth, synth_val, real, real_train, cls, relabel)
@@ -291,7 +291,7 @@ def write_none_sets(
 ) -> dict[str, int]:  # fmt: skip
     """The "none" crops beside the reader crops in `reader`, from the same scenes; the real
     photos give more each (more rotations, a higher cap): they are few, and they hold the
-    clutter the app meets. Every label counts here (no `_capped`): a labelled index left out
+    clutter the app meets. Every label counts here (no `capped`): a labelled index left out
     would be filed as no index."""
     synthetic = sum(
         write_none_crops(labelled_images(folder), finder, reader / "train", prefix=_prefix(k),

@@ -1,6 +1,7 @@
 """What travels to a lent GPU machine: the training designs' art as WebP that reads back as the
-faces it was made from, only the real training photos with their corrected labels; and the
-runs asked for there, checked before anything starts."""
+faces it was made from, only the real training photos with their corrected labels; the runs
+asked for there, checked before anything starts; and the readers' crops cut there as `cribcam
+train sets` cuts them."""
 
 from __future__ import annotations
 
@@ -11,8 +12,23 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.device_train import Run, main, pack, unpack_art
+from vision.detections import box_sizes
+from vision.device_train import (
+    PHOTO_TURNS,
+    READER_VIEWS,
+    SCENE_LOOKS,
+    Run,
+    _scene_part,
+    main,
+    pack,
+    unpack_art,
+    write_reader_crops,
+)
 from vision.errors import TrainingError
+from vision.reader_classes import NOT_AN_INDEX
+from vision.small_index import CROP_MAX_PX
+from vision.synth import SynthConfig, generate
+from vision.trainsets import labelled_images
 
 DECK = Path(__file__).parent / "fixtures" / "deck-standard"
 
@@ -96,3 +112,89 @@ def test_a_run_without_its_folder_or_its_weights_stops_before_any_work(
     assert main([*run, "--runs", "a:w.pt"]) == 2
     assert "a run is NAME:WEIGHTS:LR, got 'a:w.pt'" in capsys.readouterr().err
     assert not (tmp_path / "w").exists()
+
+
+def _crops(folder: Path) -> dict[str, int]:
+    return {d.name: len(list(d.glob("*.jpg"))) for d in folder.iterdir() if any(d.iterdir())}
+
+
+def _scene(folder: Path, glyph_px: tuple[float, float]) -> Path:
+    generate(folder, 1, 5, [DECK], SynthConfig(glyph_px=glyph_px), progress=False)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def scene(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A scene where stage 1 also boxes what is no index (pips, the board)."""
+    return _scene(tmp_path_factory.mktemp("scene"), (14.0, 30.0))
+
+
+@pytest.fixture(scope="module")
+def large_scene(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A scene whose indices are all larger than the small-index reader's."""
+    return _scene(tmp_path_factory.mktemp("large"), (30.0, 40.0))
+
+
+def test_the_readers_crops_are_each_labelled_index_turned_and_what_stage_1_boxes_beside(
+    scene: Path, tmp_path: Path
+) -> None:
+    ((pixels, labelled),) = labelled_images(scene)
+    sources = [(pixels, labelled)]
+    made = write_reader_crops("reader", sources, tmp_path / "s", prefix="t", seed=1,
+                              photos=False)  # fmt: skip
+    crops = _crops(tmp_path / "s")
+    assert made == sum(crops.values())
+    indices = {name: n for name, n in crops.items() if name != NOT_AN_INDEX}
+    assert sum(indices.values()) == 2 * min(12, len(labelled.boxes))  # capped, two turns each
+    assert 0 < crops.get(NOT_AN_INDEX, 0) <= 2 * 30
+    write_reader_crops("reader", sources, tmp_path / "p", prefix="t", seed=1, photos=True)
+    photo = _crops(tmp_path / "p")
+    assert sum(n for name, n in photo.items() if name != NOT_AN_INDEX) == PHOTO_TURNS * len(
+        labelled.boxes
+    )
+
+
+def test_the_small_readers_crops_come_from_shrunk_copies_with_only_small_indices(
+    large_scene: Path, tmp_path: Path
+) -> None:
+    sources = list(labelled_images(large_scene))
+    ((_, labelled),) = sources
+    assert box_sizes(labelled.boxes).min() > CROP_MAX_PX  # small only once shrunk
+    made = write_reader_crops("small-reader", sources, tmp_path / "s", prefix="t", seed=1,
+                              photos=False)  # fmt: skip
+    crops = _crops(tmp_path / "s")
+    assert made == sum(crops.values())
+    indices = sum(n for name, n in crops.items() if name != NOT_AN_INDEX)
+    assert 0 < indices <= SCENE_LOOKS * 2 * len(labelled.boxes)  # two turns a look
+    for crop in (tmp_path / "s").rglob("*.jpg"):
+        image = cv2.imread(str(crop))
+        assert image is not None and image.shape == (64, 64, 3)
+
+
+def test_reader_scenes_alternate_between_a_whole_table_and_a_camera_frame(
+    tmp_path: Path,
+) -> None:
+    (deck,) = unpack_art(_packed(tmp_path), tmp_path / "art")
+    for chunk in (0, 1):
+        work = tmp_path / f"w{chunk}"
+        _scene_part((work, "small-reader", "train", 501, 0, 1, [deck], chunk))
+        (image,) = (work / "train_scenes" / "images").iterdir()
+        pixels = cv2.imread(str(image))
+        size, frame = READER_VIEWS[chunk]
+        assert pixels is not None and pixels.shape[1::-1] == (frame or (size, size))
+        assert any((work / "cls" / "train").rglob("*.jpg"))
+
+
+def _packed(tmp_path: Path) -> Path:
+    art = tmp_path / "deckart"
+    shutil.copytree(DECK, art / "standard")
+    (tmp_path / "real" / "images").mkdir(parents=True)
+    pack(tmp_path / "packed", art, tmp_path / "real", [], tmp_path)
+    return tmp_path / "packed"
+
+
+def test_a_stage_not_trained_there_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["run", "p", "o", "--runs", "a:w.pt:0.01", "--stage", "cards"])
+    assert stopped.value.code == 2
+    assert "invalid choice: 'cards'" in capsys.readouterr().err
