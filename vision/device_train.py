@@ -45,11 +45,6 @@ PHOTO_WINDOWS = 12
 #: The readers' scenes alternate between these views (size, frame): a whole table at 640 px,
 #: and a 1280 × 720 camera frame, whose indices are larger.
 READER_VIEWS: tuple[tuple[int, tuple[int, int] | None], ...] = ((640, None), (1280, (1280, 720)))
-#: Indices a reader scene gives at most (`trainsets.capped`): dense scenes would drown the
-#: real crops. Real photos are turned more and give more "none" crops (`build_sets`).
-SCENE_CROPS, PHOTO_TURNS, PHOTO_NONE = 12, 8, 40
-#: Shrunk copies a scene, and a real photo, gives the small-index reader (`build_small_sets`).
-SCENE_LOOKS, PHOTO_LOOKS = 2, 8
 #: Seconds kept back at the end for ultralytics' last validation and the archives.
 CLOSING_S = 50
 POLARS_STAND_IN = '''"""Stand-in for polars: ultralytics reads its results CSV back with it
@@ -176,14 +171,25 @@ def write_reader_crops(
     on no index as "none"; the small-index reader's from shrunk copies, the card around each
     index. Real photos (`photos`) give more of each: they are few. Returns the crops written."""
     if stage == "reader":
-        from vision.trainsets import capped, write_crops, write_none_crops
+        from vision.trainsets import (
+            PHOTO_NONE,
+            PHOTO_TURNS,
+            SCENE_CROPS,
+            SCENE_TURNS,
+            capped,
+            write_crops,  # fmt: skip
+            write_none_crops,
+        )
 
-        turns, cap = (PHOTO_TURNS, PHOTO_NONE) if photos else (2, 30)
-        indices = sources if photos else list(capped(sources, SCENE_CROPS, seed))
-        written = write_crops(indices, out, prefix=prefix, rotations=turns, seed=seed)
-        return written + write_none_crops(sources, _finder(), out, prefix=prefix,
-                                          rotations=turns, cap=cap, seed=seed + 1)  # fmt: skip
-    from vision.small_index import shrunk_scenes, write_small_crops
+        if photos:
+            written = write_crops(sources, out, prefix=prefix, rotations=PHOTO_TURNS, seed=seed)
+            return written + write_none_crops(sources, _finder(), out, prefix=prefix,
+                                              rotations=PHOTO_TURNS, cap=PHOTO_NONE,
+                                              seed=seed + 1)  # fmt: skip
+        indices = capped(sources, SCENE_CROPS, seed)
+        written = write_crops(indices, out, prefix=prefix, rotations=SCENE_TURNS, seed=seed)
+        return written + write_none_crops(sources, _finder(), out, prefix=prefix, seed=seed + 1)
+    from vision.small_index import PHOTO_LOOKS, SCENE_LOOKS, shrunk_scenes, write_small_crops
 
     looks = PHOTO_LOOKS if photos else SCENE_LOOKS
     shrunk = shrunk_scenes(sources, looks, np.random.default_rng(seed))

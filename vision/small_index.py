@@ -48,6 +48,9 @@ CROP_MAX_PX = SMALL_READER_PX + 4
 #: 2.4-3 times the index, so it shows the pips beside it; the app cuts at `CONTEXT_MARGIN`.
 CONTEXT_MARGINS = (0.7, 1.0)
 CONTEXT_MARGIN = 0.85
+#: Shrunk copies of each scene, and of each real photo (they are few, and they hold real print
+#: and camera noise).
+SCENE_LOOKS, PHOTO_LOOKS = 2, 8
 #: "none" crops per shrunk scene, the best scored: about one for three index crops, as the
 #: main reader's sets have.
 NONE_CAP = 4
@@ -134,11 +137,10 @@ def build_small_sets(
     finder: BoxFinder,
     *,
     relabel: Path | None = None,
-    looks: int = 2,
+    looks: int = SCENE_LOOKS,
 ) -> dict[str, int]:
     """The small-index reader's crops in `out/reader/{train,val}`: from each synthetic scene
-    `looks` shrunk copies, from each real photo of the training part four times as many (they
-    are few, and they hold real print and camera noise)."""
+    `looks` shrunk copies, from each real photo of the training part `PHOTO_LOOKS`."""
     reader = out / "reader"
     rng = np.random.default_rng(31)
     counts: dict[str, int] = {}
@@ -146,7 +148,7 @@ def build_small_sets(
         scenes = shrunk_scenes(labelled_images(folder), looks, rng)
         _add(counts, "reader/train", write_small_crops(scenes, finder, reader / "train",
                                                       prefix=f"s{k}", seed=k))  # fmt: skip
-    photos = shrunk_scenes(labelled_images(real, real_train, relabel), 4 * looks, rng)
+    photos = shrunk_scenes(labelled_images(real, real_train, relabel), PHOTO_LOOKS, rng)
     _add(counts, "reader/train",
          write_small_crops(photos, finder, reader / "train", prefix="real", seed=100))  # fmt: skip
     scenes = shrunk_scenes(labelled_images(synth_val), looks, rng)

@@ -36,6 +36,10 @@ MIN_VISIBLE = 0.6
 NONE_MAX_IOU = 0.2
 #: Stage 1's lowest score the app still reads: every box the reader may be shown.
 NONE_MIN_SCORE = 0.1
+#: The reader's crops: at most `SCENE_CROPS` indices a synthetic scene (dense scenes would
+#: drown the real crops), each at `SCENE_TURNS` turns; a real photo's at `PHOTO_TURNS`, with
+#: up to `PHOTO_NONE` "none" crops: they are few, and they hold the clutter the app meets.
+SCENE_CROPS, SCENE_TURNS, PHOTO_TURNS, PHOTO_NONE = 12, 2, 8, 40
 
 
 @dataclass(frozen=True)
@@ -264,21 +268,25 @@ def build_sets(
     crops = 0
     for k, folder in enumerate(synth):
         crops += write_crops(
-            capped(labelled_images(folder), 12, 4 + 10 * k),
+            capped(labelled_images(folder), SCENE_CROPS, 4 + 10 * k),
             cls / "train",
             prefix=_prefix(k),
-            rotations=2,
+            rotations=SCENE_TURNS,
             seed=4 + 10 * k,
         )
     counts["reader/train"] = crops + write_crops(
         labelled_images(real, real_train, relabel),
         cls / "train",
         prefix="real",
-        rotations=8,
+        rotations=PHOTO_TURNS,
         seed=5,
     )
     counts["reader/val"] = write_crops(
-        capped(labelled_images(synth_val), 12, 6), cls / "val", prefix="val", rotations=2, seed=6
+        capped(labelled_images(synth_val), SCENE_CROPS, 6),
+        cls / "val",
+        prefix="val",
+        rotations=SCENE_TURNS,
+        seed=6,
     )
     if none_finder is not None:
         counts |= write_none_sets(none_finder, synth, synth_val, real, real_train, cls, relabel)
@@ -299,8 +307,8 @@ def write_none_sets(
         for k, folder in enumerate(synth)
     )  # fmt: skip
     photos = write_none_crops(labelled_images(real, real_train, relabel), finder,
-                              reader / "train", prefix="real", rotations=8, cap=40,
-                              seed=8)  # fmt: skip
+                              reader / "train", prefix="real", rotations=PHOTO_TURNS,
+                              cap=PHOTO_NONE, seed=8)  # fmt: skip
     return {
         f"reader/train/{NOT_AN_INDEX}": synthetic + photos,
         f"reader/val/{NOT_AN_INDEX}": write_none_crops(

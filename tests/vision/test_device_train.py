@@ -14,9 +14,7 @@ import pytest
 
 from vision.detections import box_sizes
 from vision.device_train import (
-    PHOTO_TURNS,
     READER_VIEWS,
-    SCENE_LOOKS,
     Run,
     _scene_part,
     main,
@@ -26,9 +24,9 @@ from vision.device_train import (
 )
 from vision.errors import TrainingError
 from vision.reader_classes import NOT_AN_INDEX
-from vision.small_index import CROP_MAX_PX
+from vision.small_index import CROP_MAX_PX, SCENE_LOOKS
 from vision.synth import SynthConfig, generate
-from vision.trainsets import labelled_images
+from vision.trainsets import PHOTO_TURNS, SCENE_CROPS, SCENE_TURNS, labelled_images
 
 DECK = Path(__file__).parent / "fixtures" / "deck-standard"
 
@@ -145,8 +143,8 @@ def test_the_readers_crops_are_each_labelled_index_turned_and_what_stage_1_boxes
     crops = _crops(tmp_path / "s")
     assert made == sum(crops.values())
     indices = {name: n for name, n in crops.items() if name != NOT_AN_INDEX}
-    assert sum(indices.values()) == 2 * min(12, len(labelled.boxes))  # capped, two turns each
-    assert 0 < crops.get(NOT_AN_INDEX, 0) <= 2 * 30
+    assert sum(indices.values()) == SCENE_TURNS * min(SCENE_CROPS, len(labelled.boxes))
+    assert 0 < crops.get(NOT_AN_INDEX, 0) <= SCENE_TURNS * 30  # write_none_crops' cap
     write_reader_crops("reader", sources, tmp_path / "p", prefix="t", seed=1, photos=True)
     photo = _crops(tmp_path / "p")
     assert sum(n for name, n in photo.items() if name != NOT_AN_INDEX) == PHOTO_TURNS * len(
