@@ -12,7 +12,9 @@ the pipeline (OpenVINO) with a deck's tuned reader (a profile's reader.onnx), al
 the base reader beside it at the app's `DECK_BASE_WEIGHT`; `--models DIR` times another models
 folder (a candidate detector against the shipped one). It first names the CPU and the
 precision OpenVINO computes in there (bfloat16 units make it three to five times faster), and
-gives each pipeline's ratio to issue #6's 100 ms. Figures are printed, never asserted.
+gives each pipeline's ratio to issue #6's 100 ms; `--float32` holds OpenVINO to float32, the
+arithmetic of a CPU without bfloat16 units (on this CPU, not that CPU's speed). Figures are
+printed, never asserted.
 """
 
 from __future__ import annotations
@@ -107,8 +109,9 @@ def pipeline(reader: CardReader, photos: list[bytes]) -> tuple[dict[str, float],
 
 def bare_forward(backend: str, photos: list[bytes], reader: CardReader) -> float:
     """The two models' forward passes alone, on the same inputs the pipeline gives them."""
-    detector = FrameDetector(reader.models_dir / DETECTOR_FILE, backend, reader.input_side)
-    read = load_model(reader.models_dir / READER_FILE, backend).run
+    detector = FrameDetector(reader.models_dir / DETECTOR_FILE, backend, reader.input_side,
+                             exact=reader.float32)  # fmt: skip
+    read = load_model(reader.models_dir / READER_FILE, backend, exact=reader.float32).run
     totals = []
     for data in photos:
         frame = decode_image(data)
@@ -171,6 +174,10 @@ def main() -> None:
     parser.add_argument(
         "--wide", action="store_true", help="each photo laid on felt in a 16:9 frame (a webcam's)"
     )
+    parser.add_argument(
+        "--float32", action="store_true",
+        help="OpenVINO computes in float32 even with bfloat16 units, as a CPU without them does",
+    )  # fmt: skip
     args = parser.parse_args()
     if args.images:
         paths = sorted(p for p in args.images.iterdir() if p.suffix.lower() in (".jpg", ".png"))
@@ -184,9 +191,10 @@ def main() -> None:
         photos = [widened(data) for data in photos]
     first = decode_image(photos[0])
     results: dict[str, float] = {}
-    print(machine())
+    print(machine() + ("; held to float32 (--float32)" if args.float32 else ""))
     for backend in ("openvino", "onnxruntime"):
-        reader = CardReader(args.models, backend=backend, **reader_settings(args))
+        reader = CardReader(args.models, backend=backend, float32=args.float32,
+                            **reader_settings(args))  # fmt: skip
         if backend == "openvino":
             width, height = reader.detector_input(first.shape[1], first.shape[0])
             print(f"{len(photos)} photos; the detector reads each at {width} × {height}")
@@ -202,7 +210,7 @@ def main() -> None:
     if args.deck_reader:
         for weight in (0.0, DECK_BASE_WEIGHT):
             reader = CardReader(args.models, reader_path=args.deck_reader, base_weight=weight,
-                                **reader_settings(args))  # fmt: skip
+                                float32=args.float32, **reader_settings(args))  # fmt: skip
             pipeline(reader, photos[:3])
             stages, _ = pipeline(reader, photos)
             print(f"deck reader, base weight {weight:g}: read {stages['read']:.1f} ms, total "

@@ -268,6 +268,10 @@ class CardReader:
     calibration: ScoreCalibration | None = field(init=False, default=None)
     #: The ink of the deck the reader was tuned on ("dark", "light"), None for the base reader.
     ink: str | None = field(init=False, default=None)
+    #: OpenVINO computes in float32 even on a CPU with bfloat16 units, as it does on one without
+    #: them (`load_model`'s `exact`; `benchmarks/bench_vision.py --float32` times such a CPU's
+    #: arithmetic).
+    float32: bool = False
 
     def __post_init__(self) -> None:
         detector = self.models_dir / DETECTOR_FILE
@@ -275,23 +279,26 @@ class CardReader:
         missing = [str(p) for p in (detector, reader) if not p.exists()]
         if missing:
             raise ModelMissingError(f"card model files not found: {', '.join(missing)}")
-        self._detector = FrameDetector(detector, self.backend, self.detector_size)
+        self._detector = FrameDetector(detector, self.backend, self.detector_size,
+                                       exact=self.float32)  # fmt: skip
         self.runtime = self._detector.runtime
         info = reader_info(reader)
-        self._reader = IndexReader(load_model(reader, self.backend).run, info.read_columns)
+        self._reader = IndexReader(self._load(reader), info.read_columns)
         self.ink = info.ink
         self._base: IndexReader | None = None
         base = self.models_dir / READER_FILE
         if self.reader_path and self.base_weight > 0 and self.reader_path != base:
-            run, columns = load_model(base, self.backend).run, reader_info(base).read_columns
-            self._base = IndexReader(run, columns)
+            self._base = IndexReader(self._load(base), reader_info(base).read_columns)
         small = self.models_dir / SMALL_READER_FILE
         self._small: IndexReader | None = None
         if self.small_reader and small.exists():
-            run, small_info = load_model(small, self.backend).run, reader_info(small)
+            run, small_info = self._load(small), reader_info(small)
             margin = small_info.margin if small_info.margin is not None else READ_MARGIN
             self._small = IndexReader(run, small_info.read_columns, margin)
         self.calibration = ScoreCalibration.load(self.models_dir)
+
+    def _load(self, path: Path) -> Forward:
+        return load_model(path, self.backend, exact=self.float32).run
 
     @property
     def input_side(self) -> int:
@@ -536,9 +543,11 @@ class FrameDetector:
     for (the frame's longer side scaled to it), else the one asked (`DEFAULT_DETECTOR_SIDE`
     when none; the frame scaled to up to that square's pixels, `letterbox`)."""
 
-    def __init__(self, path: Path, backend: str, side: int | None = None) -> None:
+    def __init__(
+        self, path: Path, backend: str, side: int | None = None, *, exact: bool = False
+    ) -> None:
         wanted = None if side is None else checked_side(side)
-        self.forward, self.runtime, fixed = load_model(path, backend, batch=1)
+        self.forward, self.runtime, fixed = load_model(path, backend, batch=1, exact=exact)
         if wanted is not None and fixed is not None and fixed != wanted:
             raise ModelSizeError(f"{path} reads {fixed}-px frames only, not {wanted}")
         self.side = fixed or wanted or DEFAULT_DETECTOR_SIDE

@@ -67,6 +67,20 @@ def test_reads_the_right_cards_on_sample_photos(
     assert len(read) >= at_least, f"{name}: read only {sorted(read)}"
 
 
+def test_a_float32_reader_scores_as_onnx_runtime_does() -> None:
+    """Held to float32 (`float32`), OpenVINO computes as a CPU without bfloat16 units does:
+    its raw scores match ONNX Runtime's (float32 everywhere) to the fourth decimal, where
+    bfloat16 moves them by about a hundredth."""
+    frame = read_image(SAMPLES / "images" / "dev_0594.jpg")
+    exact = CardReader(backend="openvino", float32=True)
+    assert exact.runtime == "openvino"
+    boxes, box_scores, probabilities = exact.corners(frame)
+    reference = CardReader(backend="onnxruntime").corners(frame)
+    assert len(boxes) == len(reference[0]) > 10
+    assert np.abs(box_scores - reference[1]).max() < 1e-4
+    assert np.abs(probabilities - reference[2]).max() < 1e-4
+
+
 @pytest.mark.parametrize("backend", ["openvino", "onnxruntime"])
 def test_the_detector_reads_at_the_side_asked_for(reader: CardReader, backend: str) -> None:
     """The shipped detector takes any side: 640 is the faster one, and reads the same cards
