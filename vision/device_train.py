@@ -177,7 +177,7 @@ def write_reader_crops(
             SCENE_CROPS,
             SCENE_TURNS,
             capped,
-            write_crops,  # fmt: skip
+            write_crops,
             write_none_crops,
         )
 
