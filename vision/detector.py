@@ -161,8 +161,9 @@ def checked_side(side: int) -> int:
 
 
 def load_model(
-    path: Path, backend: str, batch: int | None = None, *, exact: bool = False
-) -> LoadedModel:
+    path: Path, backend: str, batch: int | None = None, *, exact: bool = False,
+    threads: int | None = None,
+) -> LoadedModel:  # fmt: skip
     """Compile an ONNX file with OpenVINO (preferred) or ONNX Runtime.
 
     A model exported for any image size takes any; OpenVINO compiles it once for each image
@@ -173,14 +174,18 @@ def load_model(
     On a CPU with bfloat16 units (Intel AMX) OpenVINO computes in bfloat16 unless told
     otherwise: 1.4-1.7× faster there, and measured to read the same cards (real held-out part
     96.6 % / 91.3 % against 96.6 % / 91.5 % in float32). `exact` keeps float32 everywhere,
-    for comparing two networks' outputs to the third decimal.
+    for comparing two networks' outputs to the third decimal. `threads`: the threads one call
+    may use (None: the runtime's choice, every core); processes that read side by side take 1
+    each, or each would start a thread per core and all would wait on one another.
     """
     if backend in ("auto", "openvino"):
         try:
             import openvino as ov
 
             core = ov.Core()
-            config = {"INFERENCE_PRECISION_HINT": "f32"} if exact else {}
+            config: dict[str, Any] = {"INFERENCE_PRECISION_HINT": "f32"} if exact else {}
+            if threads is not None:
+                config["INFERENCE_NUM_THREADS"] = threads
             network = core.read_model(str(path))
             shape = network.input(0).get_partial_shape()
             dims = [d.get_length() if d.is_static else None for d in shape]
@@ -213,6 +218,8 @@ def load_model(
 
     options = ort.SessionOptions()
     options.log_severity_level = 3
+    if threads is not None:
+        options.intra_op_num_threads = threads
     session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     name = session.get_inputs()[0].name
 
@@ -272,6 +279,8 @@ class CardReader:
     #: them (`load_model`'s `exact`; `benchmarks/bench_vision.py --float32` times such a CPU's
     #: arithmetic).
     float32: bool = False
+    #: Threads each network may use (`load_model`'s `threads`; None: every core).
+    threads: int | None = None
 
     def __post_init__(self) -> None:
         detector = self.models_dir / DETECTOR_FILE
@@ -280,7 +289,7 @@ class CardReader:
         if missing:
             raise ModelMissingError(f"card model files not found: {', '.join(missing)}")
         self._detector = FrameDetector(detector, self.backend, self.detector_size,
-                                       exact=self.float32)  # fmt: skip
+                                       exact=self.float32, threads=self.threads)  # fmt: skip
         self.runtime = self._detector.runtime
         info = reader_info(reader)
         self._reader = IndexReader(self._load(reader), info.read_columns)
@@ -298,7 +307,7 @@ class CardReader:
         self.calibration = ScoreCalibration.load(self.models_dir)
 
     def _load(self, path: Path) -> Forward:
-        return load_model(path, self.backend, exact=self.float32).run
+        return load_model(path, self.backend, exact=self.float32, threads=self.threads).run
 
     @property
     def input_side(self) -> int:
@@ -544,10 +553,12 @@ class FrameDetector:
     when none; the frame scaled to up to that square's pixels, `letterbox`)."""
 
     def __init__(
-        self, path: Path, backend: str, side: int | None = None, *, exact: bool = False
-    ) -> None:
+        self, path: Path, backend: str, side: int | None = None, *, exact: bool = False,
+        threads: int | None = None,
+    ) -> None:  # fmt: skip
         wanted = None if side is None else checked_side(side)
-        self.forward, self.runtime, fixed = load_model(path, backend, batch=1, exact=exact)
+        self.forward, self.runtime, fixed = load_model(path, backend, batch=1, exact=exact,
+                                                       threads=threads)  # fmt: skip
         if wanted is not None and fixed is not None and fixed != wanted:
             raise ModelSizeError(f"{path} reads {fixed}-px frames only, not {wanted}")
         self.side = fixed or wanted or DEFAULT_DETECTOR_SIDE

@@ -198,11 +198,12 @@ def write_reader_crops(
 
 @functools.cache
 def _finder() -> BoxFinder:
-    """Stage 1 as the app runs it (`models/`), made once a process: after the fork."""
+    """Stage 1 as the app runs it (`models/`), made once a process, after the fork, on one
+    thread: `make_data` runs a process per core."""
     from vision.detector import CardReader
     from vision.trainsets import stage_one_boxes
 
-    return stage_one_boxes(CardReader())
+    return stage_one_boxes(CardReader(threads=1))
 
 
 def make_data(packed: Path, work: Path, stage: str, scenes: int, photo_seeds: int,

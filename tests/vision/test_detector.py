@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -31,6 +32,7 @@ from vision.detector import (
     input_shape,
     letterbox,
     light_on_dark,
+    load_model,
 )
 from vision.errors import BadImageError
 from vision.reader_classes import INK_KEY, MARGIN_KEY, NOT_AN_INDEX, reader_info
@@ -79,6 +81,28 @@ def test_a_float32_reader_scores_as_onnx_runtime_does() -> None:
     assert len(boxes) == len(reference[0]) > 10
     assert np.abs(box_scores - reference[1]).max() < 1e-4
     assert np.abs(probabilities - reference[2]).max() < 1e-4
+
+
+def _threads_now() -> int:
+    return len(os.listdir("/proc/self/task"))
+
+
+def test_a_one_thread_model_starts_no_threads_and_reads_the_same() -> None:
+    """`threads=1` (processes reading side by side) keeps ONNX Runtime's pool to the calling
+    thread, where by default it starts one a core; the readings are the same."""
+    crops = np.random.default_rng(0).random((4, 3, 64, 64), dtype=np.float32)
+    load_model(MODELS_DIR / READER_FILE, "onnxruntime", threads=1)  # the runtime's own thread
+    before = _threads_now()
+    one = load_model(MODELS_DIR / READER_FILE, "onnxruntime", threads=1)
+    assert _threads_now() == before
+    every = load_model(MODELS_DIR / READER_FILE, "onnxruntime")
+    assert _threads_now() == before + len(os.sched_getaffinity(0)) - 1
+    assert np.abs(one.run(crops) - every.run(crops)).max() < 1e-5
+    frame = read_image(SAMPLES / "images" / "dev_0594.jpg")
+    alone, shared = CardReader(threads=1).cards(frame).cards, CardReader().cards(frame).cards
+    assert [seen.card for seen in alone] == [seen.card for seen in shared]
+    # OpenVINO's bfloat16 sums in another order on another number of threads
+    assert max(abs(a.confidence - b.confidence) for a, b in zip(alone, shared, strict=True)) < 0.01
 
 
 @pytest.mark.parametrize("backend", ["openvino", "onnxruntime"])
