@@ -45,6 +45,9 @@ PHOTO_WINDOWS = 12
 #: The readers' scenes alternate between these views (size, frame): a whole table at 640 px,
 #: and a 1280 × 720 camera frame, whose indices are larger.
 READER_VIEWS: tuple[tuple[int, tuple[int, int] | None], ...] = ((640, None), (1280, (1280, 720)))
+#: A reader's validation scenes at the least: ultralytics' closing validation stops on a
+#: folder that lacks any of the 53 classes (10 scenes' 512 small-index crops held 44).
+READER_VAL_SCENES = 24
 #: Seconds kept back at the end for ultralytics' last validation and the archives.
 CLOSING_S = 50
 POLARS_STAND_IN = '''"""Stand-in for polars: ultralytics reads its results CSV back with it
@@ -209,12 +212,13 @@ def _finder() -> BoxFinder:
 def make_data(packed: Path, work: Path, stage: str, scenes: int, photo_seeds: int,
               processes: int) -> Path:  # fmt: skip
     """What `stage` trains on, from `scenes` new training scenes (seed 501, a keyboard in 3 in
-    10), the real photos (`photo_seeds` draws) and scenes//40 validation scenes (seed 502),
-    made by `processes` processes: stage 1's data.yaml, or a reader's class-folder tree."""
+    10), the real photos (`photo_seeds` draws) and scenes//40 validation scenes (seed 502; at
+    least `READER_VAL_SCENES` for a reader), made by `processes` processes: stage 1's
+    data.yaml, or a reader's class-folder tree."""
     decks = unpack_art(packed, work / "art")
     step = max(1, scenes // (processes * 2))
     chunks = [("train", 501, s, min(step, scenes - s)) for s in range(0, scenes, step)]
-    val = max(4, scenes // 40)
+    val = max(READER_VAL_SCENES if stage != "detector" else 4, scenes // 40)
     chunks += [("val", 502, s, min(8, val - s)) for s in range(0, val, 8)]
     tasks = [(work, stage, part, seed, start, count, decks, k)
              for k, (part, seed, start, count) in enumerate(chunks)]  # fmt: skip
