@@ -39,6 +39,10 @@ if TYPE_CHECKING:
 
 #: What `run` trains: stage 1 on windows, the reader or the small-index reader on crops.
 STAGES = ("detector", "reader", "small-reader")
+#: New training scenes a stage makes by default. A reader's scene costs more (shrunk copies,
+#: each boxed by stage 1): on 16 cores 400 of them and two draws of the real photos took 105 s
+#: (stage 1's 2,400: 79 s), and 16 epochs of their 73,570 crops overfitted.
+SCENES = {"detector": 2400, "reader": 800, "small-reader": 800}
 #: Windows a scene gives (as `cribcam train sets`), and a real photo per seed (they are few).
 SCENE_WINDOWS = 3
 PHOTO_WINDOWS = 12
@@ -301,7 +305,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     running.add_argument("--stage", choices=STAGES, default="detector",
                          help="what the runs train (detector)")  # fmt: skip
     running.add_argument("--budget", type=float, default=545, help="seconds in all (545)")
-    running.add_argument("--scenes", type=int, default=2400)
+    running.add_argument("--scenes", type=int,
+                         help="new training scenes (the stage's SCENES: 2400 for the detector, "
+                              "800 for a reader)")  # fmt: skip
     running.add_argument("--photo-seeds", type=int, default=2)
     running.add_argument("--work", type=Path, default=Path("/tmp/device-train"))
     running.add_argument("--device", default="0")
@@ -336,7 +342,8 @@ def _step(args: argparse.Namespace, started: float) -> int:
             if not run.init.is_file():
                 raise TrainingError(f"run {run.name}: no weights at {run.init}")
         args.work.mkdir(parents=True, exist_ok=True)
-        data = make_data(args.packed, args.work, args.stage, args.scenes, args.photo_seeds,
+        scenes = args.scenes or SCENES[args.stage]
+        data = make_data(args.packed, args.work, args.stage, scenes, args.photo_seeds,
                          os.cpu_count() or 2)  # fmt: skip
         deadline = started + args.budget - CLOSING_S
         train_side_by_side(args.stage, data, runs, args.work, args.device, deadline)

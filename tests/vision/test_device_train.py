@@ -15,6 +15,8 @@ import pytest
 from vision.detections import box_sizes
 from vision.device_train import (
     READER_VIEWS,
+    SCENES,
+    STAGES,
     Run,
     _scene_part,
     main,
@@ -189,6 +191,12 @@ def _packed(tmp_path: Path) -> Path:
     (tmp_path / "real" / "images").mkdir(parents=True)
     pack(tmp_path / "packed", art, tmp_path / "real", [], tmp_path)
     return tmp_path / "packed"
+
+
+def test_every_stage_has_its_own_number_of_scenes() -> None:
+    """A reader's scene costs several of stage 1's (shrunk copies, each boxed by stage 1)."""
+    assert set(SCENES) == set(STAGES)
+    assert SCENES["reader"] == SCENES["small-reader"] < SCENES["detector"]
 
 
 def test_a_stage_not_trained_there_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
