@@ -20,6 +20,7 @@ printed, never asserted.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import platform
@@ -33,7 +34,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import cv2
 import numpy as np
 
-from vision.cards_from_detections import cards_from_detections
 from vision.crops import crop_index
 from vision.detect_cli import reader_settings, reading_options
 from vision.detector import (
@@ -44,6 +44,7 @@ from vision.detector import (
     READER_FILE,
     CardReader,
     FrameDetector,
+    StageTimes,
     letterbox,
     load_model,
     model_input,
@@ -77,6 +78,10 @@ def machine() -> str:
     return f"{name}, {os.cpu_count()} cores; {openvino}"
 
 
+#: `StageTimes`' stages, in order.
+STAGES = tuple(f.name for f in dataclasses.fields(StageTimes))
+
+
 def median_ms(values: list[float]) -> float:
     return statistics.median(values) * 1000
 
@@ -84,24 +89,21 @@ def median_ms(values: list[float]) -> float:
 def pipeline(reader: CardReader, photos: list[bytes]) -> tuple[dict[str, float], float]:
     """Median milliseconds per stage, and the mean number of looks a frame took."""
     stages: dict[str, list[float]] = {k: [] for k in
-                                      ("decode", "preprocess", "detect", "crops", "read",
-                                       "postprocess", "pair+roles", "total")}  # fmt: skip
+                                      ("decode", *STAGES, "pair+roles", "total")}  # fmt: skip
     layout = TableLayout(["bottom", "top"])
     looks: list[int] = []
     for data in photos:
         start = time.perf_counter()
         frame = decode_image(data)
         decoded = time.perf_counter()
-        found = reader.read(frame)
-        read = time.perf_counter()
-        seen = cards_from_detections(found, reader.pairing)
+        _, seen = reader.read_cards(frame)
         assign_roles(seen, layout, (frame.shape[1], frame.shape[0]))
         done = time.perf_counter()
         times = reader.last_times
         stages["decode"].append(decoded - start)
-        for name in ("preprocess", "detect", "crops", "read", "postprocess"):
+        for name in STAGES:
             stages[name].append(getattr(times, name) / 1000)
-        stages["pair+roles"].append(done - read)
+        stages["pair+roles"].append(done - decoded - times.total() / 1000)
         stages["total"].append(done - start)
         looks.append(reader.last_looks)
     return {name: median_ms(values) for name, values in stages.items()}, statistics.mean(looks)

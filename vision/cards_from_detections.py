@@ -51,6 +51,9 @@ class PairingConfig:
     #: overhead, ~2.1 on a tilted camera's frame; closer than this they are two glyphs.)
     pair_min: float = 1.5
     pair_max: float = 9.0
+    #: Two indices facing the same way are one card's only this near: a four-index card's
+    #: side-by-side pair (~2.4 apart); its diagonal or end-to-end pairs face opposite ways.
+    side_by_side_max: float = 3.6
     #: The two indices of one card differ in size by at most this factor (perspective).
     size_ratio: float = 2.0
     #: Offset from an upright index's centre to its card's centre (used when only one corner
@@ -129,6 +132,29 @@ def cards_from_detections(
         cards, conflicts = _cards(known[~misread], config)
     cards.sort(key=lambda s: (s.centre[1], s.centre[0]))
     return FrameCards(tuple(cards), tuple(conflicts), kept[kept.class_ids < 0])
+
+
+def reread_conflicts(every: Detections, second: Detections, seen: FrameCards) -> Detections:
+    """`every` with the sightings set aside by each of `seen`'s conflicts that kept one read
+    as their second choice (`second`: the same boxes' runner-up cards and scores), where no
+    sighting names that card already.
+
+    A conflict's weaker sighting is most often another card misread as this one: in the real
+    webcam rows a club read as the spade below it, whose runner-up is that club.
+    """
+    named = {c.card for c in seen.cards} | {c.card for c in seen.conflicts}
+    kept = {tuple(box) for c in seen.cards for box in c.detections.boxes.tolist()}
+    classes, scores = every.class_ids.copy(), every.scores.copy()
+    for conflict in seen.conflicts:
+        if conflict.card not in seen.by_card():
+            continue
+        for box in conflict.detections.boxes.tolist():
+            if tuple(box) in kept:
+                continue
+            i = int(np.flatnonzero((every.boxes == np.float32(box)).all(axis=1))[0])
+            if card_of_class(int(second.class_ids[i])) not in named:
+                classes[i], scores[i] = second.class_ids[i], second.scores[i]
+    return Detections(every.boxes, scores, classes, every.corners)
 
 
 def _cards(known: Detections, config: PairingConfig) -> tuple[list[SeenCard], list[Conflict]]:
@@ -236,11 +262,11 @@ def _pair(same: Detections, config: PairingConfig) -> list[list[int]]:
             si, sj = float(sizes[i]), float(sizes[j])
             if max(si, sj) > config.size_ratio * min(si, sj):
                 continue
-            if same.corners is not None:
-                ci, cj = int(same.corners[i]), int(same.corners[j])
-                if CORNER_UNKNOWN not in (ci, cj) and (ci - cj) % 2:
-                    continue  # a card's indices are upright or upside down to each other
             dist = float(np.hypot(*(centres[i] - centres[j]))) / ((si + sj) / 2)
+            if same.corners is not None and not _may_share_card(
+                int(same.corners[i]), int(same.corners[j]), dist, config
+            ):
+                continue
             if config.pair_min <= dist <= config.pair_max:
                 fits[i, j] = fits[j, i] = True
                 candidates.append((abs(math.log(dist / config.pair_nominal)), i, j))
@@ -255,6 +281,14 @@ def _pair(same: Detections, config: PairingConfig) -> list[list[int]]:
                 group_of[x] = a
             members[a] += members.pop(b)
     return [sorted(group) for group in members.values()]
+
+
+def _may_share_card(ci: int, cj: int, dist: float, config: PairingConfig) -> bool:
+    """Whether indices facing `ci` and `cj` (`CORNER_UNKNOWN`: either) `dist` glyphs apart may
+    be one card's: a card's indices far apart face opposite ways; only a four-index card's
+    side-by-side pair faces the same way. (A quarter turn between them is left to distance:
+    it is what a reading of a card turned near 45° gets wrong.)"""
+    return CORNER_UNKNOWN in (ci, cj) or ci != cj or dist <= config.side_by_side_max
 
 
 def _seen(card: Card, d: Detections, config: PairingConfig) -> SeenCard:

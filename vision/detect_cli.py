@@ -142,7 +142,8 @@ def detector_side(text: str) -> int:
 
 
 def reading_options(parser: argparse.ArgumentParser) -> None:
-    """`--detector-size` and `--one-look`, for every command that reads cards."""
+    """`--detector-size`, `--one-look` and the pairing switches, for every command that reads
+    cards."""
     parser.add_argument(
         "--detector-size", type=detector_side, metavar="PX",
         help="the corner detector reads frames at up to PX × PX pixels (800; 640: faster)",
@@ -152,6 +153,15 @@ def reading_options(parser: argparse.ArgumentParser) -> None:
         help="stage 1 looks once: no closer look at a large frame whose indices are small, "
         "no far look for large indices (faster)",
     )  # fmt: skip
+    parser.add_argument(
+        "--no-orientation", action="store_true",
+        help="pair indices by distance alone, not by which way each faces (as before preview 9)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--no-second-choice", action="store_true",
+        help="leave a conflict's weaker sightings unread, not read as their second choice "
+        "(as before preview 9)",
+    )  # fmt: skip
 
 
 def reader_settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -160,6 +170,8 @@ def reader_settings(args: argparse.Namespace) -> dict[str, Any]:
         "detector_size": args.detector_size,
         "closer_look": not args.one_look,
         "far_look": not args.one_look,
+        "orientation": not args.no_orientation,
+        "second_choice": not args.no_second_choice,
     }
 
 

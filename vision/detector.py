@@ -29,16 +29,19 @@ from vision.cards_from_detections import (
     PairingConfig,
     SeenCard,
     cards_from_detections,
+    reread_conflicts,
 )
 from vision.crops import READ_MARGIN, crop_index
 from vision.detections import (
     CLASS_NAMES,
+    CORNER_UNKNOWN,
     Detections,
     at_frame_edge,
     box_sizes,
     suppress_overlaps,
 )
 from vision.errors import VisionError
+from vision.orientation import ORIENTATION_FILE, OrientationReader
 from vision.reader_classes import reader_info
 from vision.sources import decode_image
 
@@ -119,10 +122,13 @@ class StageTimes:
     detect: float = 0.0
     crops: float = 0.0
     read: float = 0.0
+    #: Which way each index faces (`OrientationReader`).
+    orient: float = 0.0
     postprocess: float = 0.0
 
     def total(self) -> float:
-        return self.preprocess + self.detect + self.crops + self.read + self.postprocess
+        return (self.preprocess + self.detect + self.crops + self.read + self.orient
+                + self.postprocess)  # fmt: skip
 
 
 class IndexReader(NamedTuple):
@@ -281,6 +287,12 @@ class CardReader:
     float32: bool = False
     #: Threads each network may use (`load_model`'s `threads`; None: every core).
     threads: int | None = None
+    #: Tell which way each index faces where the models have `ORIENTATION_FILE`, so that two
+    #: indices facing the same way a card's length apart are never paired as one card.
+    orientation: bool = True
+    #: Read a conflict's sightings that were set aside as their second choice of card, where
+    #: no other sighting names that card (`reread_conflicts`).
+    second_choice: bool = True
 
     def __post_init__(self) -> None:
         detector = self.models_dir / DETECTOR_FILE
@@ -305,6 +317,10 @@ class CardReader:
             margin = small_info.margin if small_info.margin is not None else READ_MARGIN
             self._small = IndexReader(run, small_info.read_columns, margin)
         self.calibration = ScoreCalibration.load(self.models_dir)
+        turned = self.models_dir / ORIENTATION_FILE
+        self._orientation = (
+            OrientationReader(self._load(turned)) if self.orientation and turned.exists() else None
+        )
 
     def _load(self, path: Path) -> Forward:
         return load_model(path, self.backend, exact=self.float32, threads=self.threads).run
@@ -321,30 +337,64 @@ class CardReader:
     def read(self, frame: Image) -> Detections:
         """Every corner index found, its class and the calibrated chance its reading is right;
         an index at the frame's edge only when it reaches the calibration's edge threshold."""
-        every, kept = self._scored(frame)
-        return every[kept]
+        every, _ = self._scored(frame)
+        return every[self._kept(every, frame)]
 
     def cards(self, frame: Image) -> FrameCards:
-        """The physical cards in a frame, at this model's card threshold."""
-        every, kept = self._scored(frame)
-        seen = cards_from_detections(every[kept], self.pairing)
+        """The physical cards in a frame, at this model's card threshold; a conflict's sightings
+        set aside read again as their second choice (`reread_conflicts`)."""
+        return self.read_cards(frame)[1]
+
+    def read_cards(self, frame: Image) -> tuple[Detections, FrameCards]:
+        """`read` and `cards` of one frame, read once (the readings as first read, before a
+        conflict's second choices)."""
+        every, second = self._scored(frame)
+        kept = self._kept(every, frame)
+        found = every[kept]
+        seen = cards_from_detections(found, self.pairing)
+        if seen.conflicts and self.second_choice:
+            every = reread_conflicts(every, second, seen)
+            kept = self._kept(every, frame)
+            seen = cards_from_detections(every[kept], self.pairing)
         set_aside = every[~kept & (every.scores >= self.pairing.min_score)]
         unread = set(set_aside.cards()) - {card.card for card in seen.cards}
-        return replace(seen, cut_at_edge=True) if unread else seen
+        return found, replace(seen, cut_at_edge=True) if unread else seen
 
-    def _scored(self, frame: Image) -> tuple[Detections, npt.NDArray[np.bool_]]:
-        """Every reading with its calibrated score, and which to keep (`ScoreCalibration.kept`)."""
+    def _kept(self, every: Detections, frame: Image) -> npt.NDArray[np.bool_]:
+        """Which readings to keep (`ScoreCalibration.kept`): all without a calibration."""
+        if not self.calibration:
+            return np.ones(len(every), np.bool_)
+        return self.calibration.kept(every.scores, at_frame_edge(every.boxes, *frame.shape[1::-1]))
+
+    def _scored(self, frame: Image) -> tuple[Detections, Detections]:
+        """Every reading with its calibrated score and orientation, and each one's second
+        choice of card with its score were the first ruled out."""
         boxes, box_scores, probabilities = self.corners(frame)
         start = time.perf_counter()
-        scores = self._corner_scores(box_scores, probabilities)
-        if self.calibration:
-            at_edge = at_frame_edge(boxes, frame.shape[1], frame.shape[0])
-            kept = self.calibration.kept(scores, at_edge)
-        else:
-            kept = np.ones(len(scores), np.bool_)
-        every = Detections(boxes, scores, probabilities.argmax(axis=1))
+        ranked = np.argsort(-probabilities, axis=1)[:, :2]
+        chances = np.take_along_axis(probabilities, ranked, axis=1)
+        # the second choice's chance given that the first is not the card (a deck holds each
+        # card once, and a surer sighting elsewhere is that card)
+        chances[:, 1] /= np.maximum(1 - chances[:, 0], 1e-6)
+        both = self._corner_scores(np.tile(box_scores, 2), np.minimum(chances.T, 1).reshape(-1, 1))
+        scores = both.reshape(2, -1)
         self.last_times.postprocess += _ms_since(start)
-        return every, kept
+        start = time.perf_counter()
+        corners = self._orientations(frame, boxes, scores[0] >= self.pairing.min_score)
+        self.last_times.orient += _ms_since(start)
+        every = Detections(boxes, scores[0], ranked[:, 0], corners)
+        return every, Detections(boxes, scores[1], ranked[:, 1], corners)
+
+    def _orientations(
+        self, frame: Image, boxes: npt.NDArray[np.float32], wanted: npt.NDArray[np.bool_]
+    ) -> npt.NDArray[np.int8] | None:
+        """Which way the `wanted` boxes' indices face (`OrientationReader`), the others unknown;
+        None without the network."""
+        if self._orientation is None:
+            return None
+        codes = np.full(len(boxes), CORNER_UNKNOWN, np.int8)
+        codes[wanted] = self._orientation(frame, boxes[wanted])
+        return codes
 
     def _corner_scores(
         self, box_scores: npt.NDArray[np.float32], probabilities: npt.NDArray[np.float32]
@@ -738,20 +788,15 @@ class PhotoReader:
     The models load on first use, so starting the server stays quick.
     """
 
-    def __init__(
-        self,
-        models_dir: Path = MODELS_DIR,
-        detector_size: int | None = None,
-        closer_look: bool = True,
-        far_look: bool = True,
-    ) -> None:
+    def __init__(self, models_dir: Path = MODELS_DIR, **settings: Any) -> None:
+        """`settings`: `CardReader`'s reading settings (`detector_size`, `closer_look`, ...)."""
         for name in (DETECTOR_FILE, READER_FILE):
             if not (models_dir / name).exists():
                 raise ModelMissingError(f"card model file not found: {models_dir / name}")
         self.models_dir = models_dir
-        self.detector_size = None if detector_size is None else checked_side(detector_size)
-        self.closer_look = closer_look
-        self.far_look = far_look
+        if settings.get("detector_size") is not None:
+            settings["detector_size"] = checked_side(settings["detector_size"])
+        self.settings = settings
         #: The reading stage in use: a deck profile's reader, or None for the base one.
         self.reader_path: Path | None = None
         self._reader: CardReader | None = None
@@ -763,11 +808,7 @@ class PhotoReader:
         with self._loading:
             if self._reader is None:
                 self._reader = CardReader(
-                    self.models_dir,
-                    reader_path=self.reader_path,
-                    detector_size=self.detector_size,
-                    closer_look=self.closer_look,
-                    far_look=self.far_look,
+                    self.models_dir, reader_path=self.reader_path, **self.settings
                 )
             return self._reader
 
@@ -788,8 +829,7 @@ class PhotoReader:
         return frame_json(name, self.read_frame(image)[0])
 
 
-def load_default_detector(
-    detector_size: int | None = None, closer_look: bool = True, far_look: bool = True
-) -> PhotoReader:
-    """The shipped models' reader; `ModelMissingError` when they are not installed."""
-    return PhotoReader(detector_size=detector_size, closer_look=closer_look, far_look=far_look)
+def load_default_detector(**settings: Any) -> PhotoReader:
+    """The shipped models' reader with `CardReader`'s reading `settings`; `ModelMissingError`
+    when they are not installed."""
+    return PhotoReader(**settings)

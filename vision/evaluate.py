@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 from tqdm import tqdm
 
-from vision.cards_from_detections import PairingConfig, cards_from_detections
+from vision.cards_from_detections import FrameCards
 from vision.detections import CLASS_NAMES, Detections, at_frame_edge, iou_matrix
 from vision.detector import Image, StageTimes
 from vision.errors import EvaluationError
@@ -50,10 +50,9 @@ class IndexReader(Protocol):
 
     last_times: StageTimes
 
-    def read(self, frame: Image) -> Detections: ...
-
-    @property
-    def pairing(self) -> PairingConfig: ...
+    def read_cards(self, frame: Image) -> tuple[Detections, FrameCards]:
+        """The frame's corner readings kept, and the cards they make."""
+        ...
 
 
 @dataclass
@@ -221,8 +220,7 @@ def evaluate(
         raise EvaluationError(f"no photos{chosen} in {dataset / 'images'} (*.jpg, *.png)")
     report = Report()
     for path, frame, truth in labelled_photos(dataset, names, relabel):
-        found = reader.read(frame)
-        cards = cards_from_detections(found, reader.pairing)
+        found, cards = reader.read_cards(frame)
         report.images.append(
             ImageResult(
                 path.name,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vision.calibration import choose_threshold
-from vision.cards_from_detections import PairingConfig, cards_from_detections
+from vision.cards_from_detections import FrameCards, PairingConfig, cards_from_detections
 from vision.detections import CLASS_NAMES, Detections
 from vision.detector import (
     FrameDetector,
@@ -56,6 +56,10 @@ class SingleStageReader:
         boxes, scores, classes = self._detector.find(frame, MIN_SCORE, times)
         self.last_times = times
         return Detections(boxes, scores, classes)
+
+    def read_cards(self, frame: Image) -> tuple[Detections, FrameCards]:
+        found = self.read(frame)
+        return found, cards_from_detections(found, self.pairing)
 
     @property
     def pairing(self) -> PairingConfig:

@@ -18,6 +18,8 @@
                                                             # its weights again, to train on
     cribcam train prune models/detector.pt THIN.pt --share 0.25  # a faster stage 1 ...
     cribcam train detector OUT --init THIN.pt --lr 0.01     # ... trained back to its accuracy
+    cribcam train orientation OUT --synth DIR... --synth-val DIR --minutes 10
+                                                            # which way an index faces -> ONNX
 
 A "none" crop is a box the shipped stage 1 (`--models`) draws on no labelled index: pips, card
 art, keys. A reader that learns them as a class sets them aside instead of reading a card.
@@ -103,6 +105,20 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         step.add_argument("--lr", type=float, help="starting learning rate (the stage's own)")
         step.set_defaults(run=run_stage, stage=stage)
 
+    turn = steps.add_parser("orientation", help="train the network telling which way an index "
+                            "faces, and export it (OUT/corner-orientation.onnx)")  # fmt: skip
+    turn.add_argument("out", type=Path, help="where its weights, results and ONNX file go")
+    turn.add_argument("--synth", type=Path, nargs="+", required=True,
+                      help="`cribcam synth` outputs (meta/ gives each index's turn)")  # fmt: skip
+    turn.add_argument("--synth-val", type=Path, nargs="+", required=True,
+                      help="synth sets that choose the epoch kept")  # fmt: skip
+    turn.add_argument("--real", type=Path, default=DEV_REAL, help="dev-real photos")
+    turn.add_argument("--split", type=Path, default=SPLIT, help="its train/holdout split")
+    turn.add_argument("--relabel", type=Path, default=RELABEL, help="corrected real labels")
+    turn.add_argument("--minutes", type=float, default=10.0, help="time budget (10)")
+    turn.add_argument("--seed", type=int, default=0)
+    turn.set_defaults(run=run_orientation)
+
     export = steps.add_parser("export", help="export the best weights to ONNX for the app")
     export.add_argument("out", type=Path, help="training folder")
     export.add_argument("--models", type=Path, default=MODELS_DIR, help="where the app looks")
@@ -176,6 +192,13 @@ def run_stage(args: argparse.Namespace) -> int:
                        resume=args.resume, init=args.init, device=args.device,
                        lr=args.lr)  # fmt: skip
     print(f"best weights: {best}")
+    return 0
+
+
+def run_orientation(args: argparse.Namespace) -> int:
+    from vision.orientation_train import train_orientation
+
+    print(f"orientation network: {train_orientation(args)}")
     return 0
 
 

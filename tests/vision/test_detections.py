@@ -128,7 +128,7 @@ def test_dev_real_label_files_parse() -> None:
     files = sorted(labels.glob("*.txt"))
     lines = sum(len(p.read_text().split()) // 5 for p in files)
     boxes = sum(len(Detections.from_yolo_labels(p.read_text(), 640, 640)) for p in files)
-    assert len(files) == 4 and boxes == lines > 20
+    assert len(files) == 5 and boxes == lines > 20
 
 
 def test_to_json() -> None:
