@@ -18,9 +18,9 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.calibration import CalibrationError, ScoreCalibration, choose_threshold, fit_weights
-from vision.cards_from_detections import PairingConfig, cards_from_detections
+from vision.cards_from_detections import PairingConfig, cards_with_second_choice
 from vision.detections import CLASS_NAMES, Detections, at_frame_edge, iou_matrix
-from vision.detector import CardReader
+from vision.detector import CardReader, ranked_choices
 from vision.evaluate import CardSetCounts, labelled_photos
 
 #: Card thresholds tried, lowest first.
@@ -31,22 +31,35 @@ EDGE_THRESHOLDS = tuple(round(0.50 + 0.01 * i, 2) for i in range(50))
 
 @dataclass(frozen=True)
 class PhotoReadings:
-    """One photo's raw readings and its labelled cards."""
+    """One photo's raw readings and its labelled cards: each box's first and second choice of
+    card (N × 2) with their chances (`ranked_choices`), and which way its index faces."""
 
     boxes: npt.NDArray[np.float32]
     box_scores: npt.NDArray[np.float32]
-    read_probabilities: npt.NDArray[np.float32]
-    classes: npt.NDArray[np.int64]
+    choices: npt.NDArray[np.int64]
+    chances: npt.NDArray[np.float32]
+    corners: npt.NDArray[np.int8] | None
     right: npt.NDArray[np.bool_]
     at_edge: npt.NDArray[np.bool_]
     truth_cards: frozenset[str]
 
+    @property
+    def read_probabilities(self) -> npt.NDArray[np.float32]:
+        """The first choice's chance: what the calibration weighs."""
+        return self.chances[:, 0]
+
     def cards(self, calibration: ScoreCalibration, threshold: float) -> frozenset[str]:
-        scores = calibration.score(self.box_scores, self.read_probabilities)
-        kept = calibration.kept(scores, self.at_edge)
-        seen = cards_from_detections(
-            Detections(self.boxes, scores, self.classes)[kept], PairingConfig(min_score=threshold)
-        )
+        """The cards read at `threshold`, paired and their conflicts' second choices read as
+        the app does (`CardReader.read_cards`)."""
+        first, second = (
+            Detections(self.boxes, calibration.score(self.box_scores, self.chances[:, k]),
+                       self.choices[:, k], self.corners)
+            for k in (0, 1)
+        )  # fmt: skip
+        seen, _, _ = cards_with_second_choice(
+            first, second, lambda d: calibration.kept(d.scores, self.at_edge),
+            PairingConfig(min_score=threshold),
+        )  # fmt: skip
         return frozenset(str(card.card) for card in seen.cards)
 
 
@@ -59,22 +72,16 @@ def read_photos(
     photos = []
     for _, frame, truth in labelled_photos(dataset, names, relabel):
         boxes, box_scores, probabilities = reader.corners(frame)
-        classes = probabilities.argmax(axis=1)
+        choices, chances = ranked_choices(probabilities)
+        classes = choices[:, 0]
         overlap = iou_matrix(boxes, truth.boxes) >= 0.5
         right = (overlap & (classes[:, None] == truth.class_ids[None, :])).any(axis=1)
         truth_cards = frozenset(CLASS_NAMES[c] for c in truth.class_ids.tolist())
         at_edge = at_frame_edge(boxes, frame.shape[1], frame.shape[0])
-        photos.append(
-            PhotoReadings(
-                boxes,
-                box_scores,
-                probabilities.max(axis=1),
-                classes,
-                right,
-                at_edge,
-                truth_cards,
-            )
-        )
+        corners = reader.orientations(frame, boxes, np.ones(len(boxes), np.bool_))
+        photos.append(PhotoReadings(
+            boxes, box_scores, choices, chances, corners, right, at_edge, truth_cards
+        ))  # fmt: skip
     return photos
 
 

@@ -17,6 +17,7 @@ identity seen at places that cannot be one card is a `Conflict` to report, never
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -132,6 +133,24 @@ def cards_from_detections(
         cards, conflicts = _cards(known[~misread], config)
     cards.sort(key=lambda s: (s.centre[1], s.centre[0]))
     return FrameCards(tuple(cards), tuple(conflicts), kept[kept.class_ids < 0])
+
+
+def cards_with_second_choice(
+    every: Detections,
+    second: Detections | None,
+    keep: Callable[[Detections], npt.NDArray[np.bool_]],
+    config: PairingConfig,
+) -> tuple[FrameCards, Detections, npt.NDArray[np.bool_]]:
+    """The cards of `every`'s readings that `keep` keeps, with each conflict's set-aside
+    sightings read as their `second` choice (`reread_conflicts`; None: not); and the readings
+    and kept mask they were made from."""
+    kept = keep(every)
+    seen = cards_from_detections(every[kept], config)
+    if seen.conflicts and second is not None:
+        every = reread_conflicts(every, second, seen)
+        kept = keep(every)
+        seen = cards_from_detections(every[kept], config)
+    return seen, every, kept
 
 
 def reread_conflicts(every: Detections, second: Detections, seen: FrameCards) -> Detections:

@@ -28,8 +28,7 @@ from vision.cards_from_detections import (
     FrameCards,
     PairingConfig,
     SeenCard,
-    cards_from_detections,
-    reread_conflicts,
+    cards_with_second_choice,
 )
 from vision.crops import READ_MARGIN, crop_index
 from vision.detections import (
@@ -349,13 +348,11 @@ class CardReader:
         """`read` and `cards` of one frame, read once (the readings as first read, before a
         conflict's second choices)."""
         every, second = self._scored(frame)
-        kept = self._kept(every, frame)
-        found = every[kept]
-        seen = cards_from_detections(found, self.pairing)
-        if seen.conflicts and self.second_choice:
-            every = reread_conflicts(every, second, seen)
-            kept = self._kept(every, frame)
-            seen = cards_from_detections(every[kept], self.pairing)
+        found = every[self._kept(every, frame)]
+        seen, every, kept = cards_with_second_choice(
+            every, second if self.second_choice else None,
+            lambda d: self._kept(d, frame), self.pairing,
+        )  # fmt: skip
         set_aside = every[~kept & (every.scores >= self.pairing.min_score)]
         unread = set(set_aside.cards()) - {card.card for card in seen.cards}
         return found, replace(seen, cut_at_edge=True) if unread else seen
@@ -371,21 +368,17 @@ class CardReader:
         choice of card with its score were the first ruled out."""
         boxes, box_scores, probabilities = self.corners(frame)
         start = time.perf_counter()
-        ranked = np.argsort(-probabilities, axis=1)[:, :2]
-        chances = np.take_along_axis(probabilities, ranked, axis=1)
-        # the second choice's chance given that the first is not the card (a deck holds each
-        # card once, and a surer sighting elsewhere is that card)
-        chances[:, 1] /= np.maximum(1 - chances[:, 0], 1e-6)
-        both = self._corner_scores(np.tile(box_scores, 2), np.minimum(chances.T, 1).reshape(-1, 1))
+        ranked, chances = ranked_choices(probabilities)
+        both = self._corner_scores(np.tile(box_scores, 2), chances.T.reshape(-1, 1))
         scores = both.reshape(2, -1)
         self.last_times.postprocess += _ms_since(start)
         start = time.perf_counter()
-        corners = self._orientations(frame, boxes, scores[0] >= self.pairing.min_score)
+        corners = self.orientations(frame, boxes, scores[0] >= self.pairing.min_score)
         self.last_times.orient += _ms_since(start)
         every = Detections(boxes, scores[0], ranked[:, 0], corners)
         return every, Detections(boxes, scores[1], ranked[:, 1], corners)
 
-    def _orientations(
+    def orientations(
         self, frame: Image, boxes: npt.NDArray[np.float32], wanted: npt.NDArray[np.bool_]
     ) -> npt.NDArray[np.int8] | None:
         """Which way the `wanted` boxes' indices face (`OrientationReader`), the others unknown;
@@ -721,6 +714,18 @@ def input_shape(width: int, height: int, size: int, stride: int) -> tuple[float,
     while side > stride and math.prod(padded(side)) > size * size:
         side -= stride
     return side / longer, padded(side)
+
+
+def ranked_choices(
+    probabilities: npt.NDArray[np.float32],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+    """Each reading's first and second choice of card (N × 2 class ids) and their chances: the
+    second's given that the first is not the card (p2 / (1 − p1): a deck holds each card once,
+    so where a surer sighting elsewhere is that card, this one is another)."""
+    ranked = np.argsort(-probabilities, axis=1)[:, :2]
+    chances = np.take_along_axis(probabilities, ranked, axis=1)
+    chances[:, 1] /= np.maximum(1 - chances[:, 0], 1e-6)
+    return ranked, np.minimum(chances, 1)
 
 
 def model_input(images: Image) -> npt.NDArray[np.float32]:

@@ -76,14 +76,16 @@ CALIBRATION = ScoreCalibration(bias=3.0, box_weight=1.0, read_weight=1.0, card_t
 
 
 def readings(scores: list[float], right: list[bool], at_edge: list[bool]) -> PhotoReadings:
-    """A photo whose readings get these scores from `CALIBRATION` (box scores 1)."""
+    """A photo whose readings get these scores from `CALIBRATION` (box scores 1; first
+    choices' chances, read weight 1)."""
     n = len(scores)
     logits = np.log(np.asarray(scores) / (1 - np.asarray(scores)))
     return PhotoReadings(
         np.tile(np.float32([0, 0, 10, 10]), (n, 1)),
         np.ones(n, np.float32),
-        np.exp(logits - CALIBRATION.bias).astype(np.float32),  # read weight 1
-        np.zeros(n, np.int64),
+        np.zeros((n, 2), np.int64),
+        np.stack([np.exp(logits - CALIBRATION.bias), np.zeros(n)], 1).astype(np.float32),
+        None,
         np.asarray(right),
         np.asarray(at_edge),
         frozenset(),
