@@ -147,33 +147,60 @@ def cards_with_second_choice(
     kept = keep(every)
     seen = cards_from_detections(every[kept], config)
     if seen.conflicts and second is not None:
-        every = reread_conflicts(every, second, seen)
+        every = reread_conflicts(every, second, seen, config)
         kept = keep(every)
         seen = cards_from_detections(every[kept], config)
     return seen, every, kept
 
 
-def reread_conflicts(every: Detections, second: Detections, seen: FrameCards) -> Detections:
+def reread_conflicts(
+    every: Detections, second: Detections, seen: FrameCards, config: PairingConfig = PairingConfig()
+) -> Detections:
     """`every` with the sightings set aside by each of `seen`'s conflicts that kept one read
     as their second choice (`second`: the same boxes' runner-up cards and scores), where no
-    sighting names that card already.
+    sighting names that card already and the sighting cannot be an index of the card kept.
 
     A conflict's weaker sighting is most often another card misread as this one: in the real
-    webcam rows a club read as the spade below it, whose runner-up is that club.
+    webcam rows a club read as the spade below it, whose runner-up is that club. But a
+    four-index card whose narrow side-by-side indices lie closer than `pair_min` is seen as
+    two diagonal pairs: there the weaker pair is the same card, and its runner-up a card that
+    is not there (Dondorf's 8D read again as 8H in held-out 1280 × 720 frames).
     """
     named = {c.card for c in seen.cards} | {c.card for c in seen.conflicts}
     kept = {tuple(box) for c in seen.cards for box in c.detections.boxes.tolist()}
     classes, scores = every.class_ids.copy(), every.scores.copy()
+    by_card = seen.by_card()
     for conflict in seen.conflicts:
-        if conflict.card not in seen.by_card():
+        if conflict.card not in by_card:
             continue
+        own = by_card[conflict.card].detections
         for box in conflict.detections.boxes.tolist():
             if tuple(box) in kept:
                 continue
             i = int(np.flatnonzero((every.boxes == np.float32(box)).all(axis=1))[0])
+            if _may_be_index_of(own, every[i : i + 1], config):
+                continue
             if card_of_class(int(second.class_ids[i])) not in named:
                 classes[i], scores[i] = second.class_ids[i], second.scores[i]
     return Detections(every.boxes, scores, classes, every.corners)
+
+
+def _may_be_index_of(card: Detections, index: Detections, config: PairingConfig) -> bool:
+    """Whether `index` (one reading) could be another index of the card seen by `card`'s: of
+    a like size, within `pair_max` of each and not facing as none of that card's can. Closer
+    than `pair_min` counts: pairing leaves those apart, but a narrow four-index card's
+    side-by-side indices lie that close."""
+    size, centre = float(index.sizes[0]), index.centres[0]
+    corner = CORNER_UNKNOWN if index.corners is None else int(index.corners[0])
+    for j in range(len(card)):
+        other = float(card.sizes[j])
+        if max(size, other) > config.size_ratio * min(size, other):
+            return False
+        dist = float(np.hypot(*(centre - card.centres[j]))) / ((size + other) / 2)
+        facing = CORNER_UNKNOWN if card.corners is None else int(card.corners[j])
+        if dist > config.pair_max or not _may_share_card(corner, facing, dist, config):
+            return False
+    return True
 
 
 def _cards(known: Detections, config: PairingConfig) -> tuple[list[SeenCard], list[Conflict]]:

@@ -163,6 +163,22 @@ def test_a_second_choice_already_seen_or_a_conflict_without_a_winner_stays() -> 
     assert not tied.cards and reread_conflicts(even, second, tied) == even
 
 
+def test_a_narrow_four_index_card_seen_twice_is_not_read_again_as_another() -> None:
+    """Dondorf's 8D in a held-out 1280 x 720 frame: its side-by-side indices lie closer than
+    `pair_min`, so it is seen as two diagonal pairs; the weaker pair is the same card, and its
+    runner-up (8H) a card that is not there."""
+    boxes = [[654, 294, 666, 346], [731, 287, 744, 339], [659, 481, 673, 543],
+             [742, 474, 757, 532]]  # fmt: skip
+    eight = class_of_card(parse_card("8D"))
+    every = Detections(np.asarray(boxes, np.float32), [0.99, 0.99, 0.98, 0.99], [eight] * 4,
+                       [0, 0, 2, 2])  # fmt: skip
+    second = Detections(every.boxes, [0.0, 0.64, 0.99, 0.0],
+                        [class_of_card(parse_card("8H"))] * 4, every.corners)  # fmt: skip
+    seen = cards_from_detections(every)
+    assert [str(c.card) for c in seen.cards] == ["8D"] and len(seen.conflicts) == 1
+    assert reread_conflicts(every, second, seen) == every
+
+
 def test_the_webcam_rows_read_more_clubs_with_orientation_and_second_choices() -> None:
     """dev_0588: clubs above spades, all upside down; by distance alone clubs misread as the
     spade below them are paired with it and lost."""
