@@ -48,9 +48,10 @@ class PairingConfig:
     same_glyph: float = 0.75
     #: Two indices of one card are this far apart, centre to centre (nominal, min, max).
     pair_nominal: float = 5.7
-    #: (1.5: the side-by-side indices of a narrow four-index card lie ~2.4 apart seen from
-    #: overhead, ~2.1 on a tilted camera's frame; closer than this they are two glyphs.)
-    pair_min: float = 1.5
+    #: (1.2: the side-by-side indices of a four-index card lie ~2.4 apart seen from overhead,
+    #: ~2.1 on a tilted camera's frame, and Dondorf's tall, narrow ones 1.4-1.5 apart; closer
+    #: than this they are two glyphs. At 1.5 such a card was seen as two pairs, a conflict.)
+    pair_min: float = 1.2
     pair_max: float = 9.0
     #: Two indices facing the same way are one card's only this near: a four-index card's
     #: side-by-side pair (~2.4 apart); its diagonal or end-to-end pairs face opposite ways.
@@ -162,9 +163,9 @@ def reread_conflicts(
 
     A conflict's weaker sighting is most often another card misread as this one: in the real
     webcam rows a club read as the spade below it, whose runner-up is that club. But a
-    four-index card whose narrow side-by-side indices lie closer than `pair_min` is seen as
-    two diagonal pairs: there the weaker pair is the same card, and its runner-up a card that
-    is not there (Dondorf's 8D read again as 8H in held-out 1280 × 720 frames).
+    four-index card seen as two sightings (at `pair_min` 1.5, Dondorf's narrow side-by-side
+    indices were) is the same card twice, and the weaker one's runner-up a card that is not
+    there (its 8D read again as 8H in held-out 1280 × 720 frames).
     """
     named = {c.card for c in seen.cards} | {c.card for c in seen.conflicts}
     kept = {tuple(box) for c in seen.cards for box in c.detections.boxes.tolist()}
@@ -187,9 +188,8 @@ def reread_conflicts(
 
 def _may_be_index_of(card: Detections, index: Detections, config: PairingConfig) -> bool:
     """Whether `index` (one reading) could be another index of the card seen by `card`'s: of
-    a like size, within `pair_max` of each and not facing as none of that card's can. Closer
-    than `pair_min` counts: pairing leaves those apart, but a narrow four-index card's
-    side-by-side indices lie that close."""
+    a like size, within `pair_max` of each and not facing as none of that card's can (closer
+    than `pair_min` too)."""
     size, centre = float(index.sizes[0]), index.centres[0]
     corner = CORNER_UNKNOWN if index.corners is None else int(index.corners[0])
     for j in range(len(card)):

@@ -47,7 +47,9 @@ class Group:
     centre: tuple[float, float]
 
 
-PAIRING = PairingConfig()
+#: Enrolment groups indices by geometry alone, with the bounds its benches were measured at
+#: (`pair_min` 1.5: card pairing's 1.2 was not measured here).
+PAIRING = PairingConfig(pair_min=1.5)
 
 
 def group_indices(

@@ -123,7 +123,7 @@ def test_a_conflict_keeps_the_card_where_it_is_likelier_than_not(
 
 def test_two_lone_indices_too_close_or_far_for_one_card_conflict() -> None:
     near = table([card_detections("8D", (200, 200), corners="tl"),
-                  card_detections("8D", (225, 200), corners="tl")])  # fmt: skip
+                  card_detections("8D", (220, 200), corners="tl")])  # fmt: skip
     assert len(cards_from_detections(near).conflicts) == 1
     assert cards_from_detections(near).cards == ()
 

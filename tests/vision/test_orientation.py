@@ -12,7 +12,7 @@ import pytest
 from scorer.cards import parse_card
 from tests.vision.samples import SAMPLES, labelled, labelled_cards
 from tests.vision.tabletop import card_detections, without_corners
-from vision.cards_from_detections import cards_from_detections, reread_conflicts
+from vision.cards_from_detections import PairingConfig, cards_from_detections, reread_conflicts
 from vision.crops import crop_index
 from vision.detections import CORNER_UNKNOWN, Detections, class_of_card
 from vision.detector import MODELS_DIR, CardReader, load_model
@@ -163,10 +163,10 @@ def test_a_second_choice_already_seen_or_a_conflict_without_a_winner_stays() -> 
     assert not tied.cards and reread_conflicts(even, second, tied) == even
 
 
-def test_a_narrow_four_index_card_seen_twice_is_not_read_again_as_another() -> None:
-    """Dondorf's 8D in a held-out 1280 x 720 frame: its side-by-side indices lie closer than
-    `pair_min`, so it is seen as two diagonal pairs; the weaker pair is the same card, and its
-    runner-up (8H) a card that is not there."""
+def test_a_narrow_four_index_card_is_one_card_and_seen_twice_is_not_read_again() -> None:
+    """Dondorf's 8D in a held-out 1280 x 720 frame: its side-by-side indices lie 1.4-1.5
+    glyphs apart. Pairing joins all four; where it did not (`pair_min` 1.5) the card was two
+    diagonal pairs, and the weaker pair's runner-up (8H) a card that is not there."""
     boxes = [[654, 294, 666, 346], [731, 287, 744, 339], [659, 481, 673, 543],
              [742, 474, 757, 532]]  # fmt: skip
     eight = class_of_card(parse_card("8D"))
@@ -174,9 +174,12 @@ def test_a_narrow_four_index_card_seen_twice_is_not_read_again_as_another() -> N
                        [0, 0, 2, 2])  # fmt: skip
     second = Detections(every.boxes, [0.0, 0.64, 0.99, 0.0],
                         [class_of_card(parse_card("8H"))] * 4, every.corners)  # fmt: skip
-    seen = cards_from_detections(every)
+    whole = cards_from_detections(every)
+    assert [c.corners_seen for c in whole.cards] == [4] and not whole.conflicts
+    split = PairingConfig(pair_min=1.5)
+    seen = cards_from_detections(every, split)
     assert [str(c.card) for c in seen.cards] == ["8D"] and len(seen.conflicts) == 1
-    assert reread_conflicts(every, second, seen) == every
+    assert reread_conflicts(every, second, seen, split) == every
 
 
 def test_the_webcam_rows_read_more_clubs_with_orientation_and_second_choices() -> None:
