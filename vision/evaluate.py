@@ -67,6 +67,9 @@ class ImageResult:
     frame_size: tuple[int, int]
     #: The deck design of each labelled card, where the scene's meta says (`scene_decks`).
     decks: Mapping[str, str] = field(default_factory=dict)
+    #: The cards seen at places that cannot be one card (`FrameCards.conflicts`): the page
+    #: reports each, so one naming a card that is there once is a false alarm.
+    conflicts: frozenset[str] = frozenset()
 
     @property
     def cut_cards(self) -> frozenset[str]:
@@ -134,7 +137,7 @@ class Report:
         photo, or to pool several folders' figures (`card_set_intervals` takes the pairs)."""
         return [
             {"image": r.name, "there": sorted(r.truth_cards), "read": sorted(r.read_cards),
-             "cut_by_edge": sorted(r.cut_cards)}
+             "cut_by_edge": sorted(r.cut_cards), "conflicts": sorted(r.conflicts)}
             for r in self.images
         ]  # fmt: skip
 
@@ -161,6 +164,11 @@ class Report:
             "recall_by_index_size": recall_by_index_size(self.images),
             **({"recall_by_deck": by_deck} if (by_deck := recall_by_deck(self.images)) else {}),
             "in_view": card_set_figures(seen),
+            "conflicts": {
+                "photos": sum(bool(r.conflicts) for r in self.images),
+                "conflicts": sum(len(r.conflicts) for r in self.images),
+                "naming_a_card_there": sum(len(r.conflicts & r.truth_cards) for r in self.images),
+            },
             "median_ms_per_image": statistics.median(r.milliseconds for r in self.images),
         }
 
@@ -231,6 +239,7 @@ def evaluate(
                 reader.last_times.total(),
                 (frame.shape[1], frame.shape[0]),
                 scene_decks(dataset, path),
+                frozenset(str(conflict.card) for conflict in cards.conflicts),
             )
         )
     return report

@@ -6,11 +6,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
 from cribcam.cli import main
+from scorer.cards import parse_card
+from tests.vision.tabletop import card_detections
+from vision.cards_from_detections import Conflict, FrameCards, cards_from_detections
 from vision.detections import CLASS_NAMES, Detections
+from vision.detector import StageTimes
 from vision.errors import EvaluationError
 from vision.evaluate import (
     WORST_TILE,
@@ -18,6 +23,7 @@ from vision.evaluate import (
     Report,
     card_set_intervals,
     compare_runs,
+    evaluate,
     labelled_photos,
     read_photos,
     recall_by_deck,
@@ -177,6 +183,33 @@ def test_cards_seen_only_at_the_frames_edge_are_left_out_of_the_in_view_figures(
 def _photo(there: set[str], read: set[str], decks: dict[str, str] | None = None) -> ImageResult:
     return ImageResult("photo.jpg", Detections.empty(), Detections.empty(), frozenset(there),
                        frozenset(read), 1.0, (640, 640), decks or {})  # fmt: skip
+
+
+class _Conflicted:
+    """A reader that sees every photo's 8D at two places that cannot be one card, and a 9D."""
+
+    last_times = StageTimes()
+
+    def read_cards(self, frame: np.ndarray) -> tuple[Detections, FrameCards]:
+        eight = card_detections("8D", (100, 100), corners="tl")
+        both = Detections.concatenate([eight, card_detections("8D", (400, 100), corners="tl")])
+        conflict = Conflict(parse_card("8D"), ((100, 100), (400, 100)), both)
+        nine = cards_from_detections(card_detections("9D", (100, 400)))
+        return both, FrameCards(nine.cards, (conflict,))
+
+
+def test_cribcam_eval_counts_the_conflicts_and_those_naming_a_card_there(tmp_path: Path) -> None:
+    """The page reports each conflict: one naming a card that is there is a false alarm."""
+    for name, labels in (("a", ["8D", "9D"]), ("b", ["9D"])):
+        (tmp_path / "images").mkdir(exist_ok=True)
+        (tmp_path / "labels").mkdir(exist_ok=True)
+        cv2.imwrite(str(tmp_path / "images" / f"{name}.jpg"), np.zeros((64, 64, 3), np.uint8))
+        lines = [f"{CLASS_NAMES.index(card)} 0.5 0.5 0.1 0.1" for card in labels]
+        (tmp_path / "labels" / f"{name}.txt").write_text("\n".join(lines) + "\n")
+    report = evaluate(_Conflicted(), tmp_path)
+    assert report.summary()["conflicts"] == {"photos": 2, "conflicts": 2, "naming_a_card_there": 1}
+    assert [p["conflicts"] for p in report.photos()] == [["8D"], ["8D"]]
+    assert report.summary()["card_set_recall"] == pytest.approx(2 / 3)  # a conflict is no card
 
 
 def test_card_set_intervals_resample_whole_photos() -> None:
