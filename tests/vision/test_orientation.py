@@ -165,8 +165,9 @@ def test_a_second_choice_already_seen_or_a_conflict_without_a_winner_stays() -> 
 
 def test_a_narrow_four_index_card_is_one_card_and_seen_twice_is_not_read_again() -> None:
     """Dondorf's 8D in a held-out 1280 x 720 frame: its side-by-side indices lie 1.4-1.5
-    glyphs apart. Pairing joins all four; where it did not (`pair_min` 1.5) the card was two
-    diagonal pairs, and the weaker pair's runner-up (8H) a card that is not there."""
+    glyphs apart. Pairing joins all four; where it did not (`pair_min` 1.5, diagonals not
+    joined) the card was two diagonal pairs, and the weaker pair's runner-up (8H) a card that
+    is not there."""
     boxes = [[654, 294, 666, 346], [731, 287, 744, 339], [659, 481, 673, 543],
              [742, 474, 757, 532]]  # fmt: skip
     eight = class_of_card(parse_card("8D"))
@@ -176,10 +177,27 @@ def test_a_narrow_four_index_card_is_one_card_and_seen_twice_is_not_read_again()
                         [class_of_card(parse_card("8H"))] * 4, every.corners)  # fmt: skip
     whole = cards_from_detections(every)
     assert [c.corners_seen for c in whole.cards] == [4] and not whole.conflicts
-    split = PairingConfig(pair_min=1.5)
+    joined = cards_from_detections(every, PairingConfig(pair_min=1.5))  # diagonals meet
+    assert [c.corners_seen for c in joined.cards] == [4] and not joined.conflicts
+    split = PairingConfig(pair_min=1.5, same_centre=0.0)
     seen = cards_from_detections(every, split)
     assert [str(c.card) for c in seen.cards] == ["8D"] and len(seen.conflicts) == 1
     assert reread_conflicts(every, second, seen, split) == every
+
+
+def test_a_four_index_card_seen_as_its_two_diagonals_is_one_card() -> None:
+    """Dondorf's 8H lying sideways in a held-out 1280 x 720 frame: its side-by-side indices
+    face the same way 3.6-3.9 glyphs apart, past `side_by_side_max`, so pairing makes its two
+    diagonals; they meet at one centre, which two cards never share."""
+    boxes = [[537, 227, 564, 243], [538, 333, 566, 351], [430, 347, 461, 366],
+             [435, 239, 464, 258]]  # fmt: skip
+    every = Detections(np.asarray(boxes, np.float32), [0.99] * 4,
+                       [class_of_card(parse_card("8H"))] * 4, [1, 1, 3, 3])  # fmt: skip
+    seen = cards_from_detections(every)
+    assert [(str(c.card), c.corners_seen) for c in seen.cards] == [("8H", 4)]
+    assert not seen.conflicts
+    apart = cards_from_detections(every, PairingConfig(same_centre=0.0))
+    assert not apart.cards and len(apart.conflicts) == 1  # two sure diagonals: neither wins
 
 
 def test_the_webcam_rows_read_more_clubs_with_orientation_and_second_choices() -> None:
