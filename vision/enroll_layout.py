@@ -47,9 +47,7 @@ class Group:
     centre: tuple[float, float]
 
 
-#: Enrolment groups indices by geometry alone, with the bounds its benches were measured at
-#: (`pair_min` 1.5: card pairing's 1.2 was not measured here).
-PAIRING = PairingConfig(pair_min=1.5)
+PAIRING = PairingConfig()
 
 
 def group_indices(
