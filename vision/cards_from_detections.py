@@ -190,20 +190,12 @@ def reread_conflicts(
 
 
 def _may_be_index_of(card: Detections, index: Detections, config: PairingConfig) -> bool:
-    """Whether `index` (one reading) could be another index of the card seen by `card`'s: of
-    a like size, within `pair_max` of each and not facing as none of that card's can (closer
-    than `pair_min` too)."""
-    size, centre = float(index.sizes[0]), index.centres[0]
-    corner = CORNER_UNKNOWN if index.corners is None else int(index.corners[0])
-    for j in range(len(card)):
-        other = float(card.sizes[j])
-        if max(size, other) > config.size_ratio * min(size, other):
-            return False
-        dist = float(np.hypot(*(centre - card.centres[j]))) / ((size + other) / 2)
-        facing = CORNER_UNKNOWN if card.corners is None else int(card.corners[j])
-        if dist > config.pair_max or not _may_share_card(corner, facing, dist, config):
-            return False
-    return True
+    """Whether `index` (one reading) could be another index of the card seen by `card`'s:
+    within `pair_max` of each as `_glyphs_apart` measures (closer than `pair_min` too)."""
+    return all(
+        (dist := _glyphs_apart(index, 0, card, j, config)) is not None and dist <= config.pair_max
+        for j in range(len(card))
+    )
 
 
 def _cards(known: Detections, config: PairingConfig) -> tuple[list[SeenCard], list[Conflict]]:
@@ -303,20 +295,12 @@ def _pair(same: Detections, config: PairingConfig) -> list[list[int]]:
     indices of one card (complete linkage), at most four.
     """
     n = len(same)
-    centres, sizes = same.centres, same.sizes
     fits = np.zeros((n, n), bool)
     candidates: list[tuple[float, int, int]] = []
     for i in range(n):
         for j in range(i + 1, n):
-            si, sj = float(sizes[i]), float(sizes[j])
-            if max(si, sj) > config.size_ratio * min(si, sj):
-                continue
-            dist = float(np.hypot(*(centres[i] - centres[j]))) / ((si + sj) / 2)
-            if same.corners is not None and not _may_share_card(
-                int(same.corners[i]), int(same.corners[j]), dist, config
-            ):
-                continue
-            if config.pair_min <= dist <= config.pair_max:
+            dist = _glyphs_apart(same, i, same, j, config)
+            if dist is not None and config.pair_min <= dist <= config.pair_max:
                 fits[i, j] = fits[j, i] = True
                 candidates.append((abs(math.log(dist / config.pair_nominal)), i, j))
     group_of = list(range(n))
@@ -330,6 +314,21 @@ def _pair(same: Detections, config: PairingConfig) -> list[list[int]]:
                 group_of[x] = a
             members[a] += members.pop(b)
     return [sorted(group) for group in members.values()]
+
+
+def _glyphs_apart(
+    a: Detections, i: int, b: Detections, j: int, config: PairingConfig
+) -> float | None:
+    """How far apart (mean glyph sizes, centre to centre) index `i` of `a` and index `j` of `b`
+    lie, or None where they cannot be one card's: sizes too unlike (`size_ratio`), or facing
+    the same way too far apart (`_may_share_card`)."""
+    si, sj = float(a.sizes[i]), float(b.sizes[j])
+    if max(si, sj) > config.size_ratio * min(si, sj):
+        return None
+    dist = float(np.hypot(*(a.centres[i] - b.centres[j]))) / ((si + sj) / 2)
+    ci = CORNER_UNKNOWN if a.corners is None else int(a.corners[i])
+    cj = CORNER_UNKNOWN if b.corners is None else int(b.corners[j])
+    return dist if _may_share_card(ci, cj, dist, config) else None
 
 
 def _may_share_card(ci: int, cj: int, dist: float, config: PairingConfig) -> bool:
