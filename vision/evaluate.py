@@ -3,13 +3,13 @@
 Per image, the set of cards read is compared with the set labelled (precision and recall of the
 card *set*: a card counts once however many corners show). Per corner box, the 52-class mAP50
 and per-class recall are computed, and the worst confusions listed; card recall is also broken
-down by the pixel size of each card's largest index, by deck design where the folder is a
-`cribcam synth` set (its `meta/` names each card's deck), and given again for the cards in
-view: a card whose every labelled box reaches the frame's edge is then neither required nor,
-read, held against the reader (the app reads a cut index only when surer than a whole one). The
-card-set figures come with 95 % intervals from resampling whole photos, and two runs can be
-compared photo by photo (`compare_runs`). Works for any folder of YOLO-labelled photos (corner
-or whole-card boxes: identities are compared per image).
+down by the pixel size of each card's largest index, by deck design and by the share of its
+face that shows where the folder is a `cribcam synth` set (`vision.scene_meta`), and given again
+for the cards in view: a card whose every labelled box reaches the frame's edge is then neither
+required nor, read, held against the reader (the app reads a cut index only when surer than a
+whole one). The card-set figures come with 95 % intervals from resampling whole photos, and two
+runs can be compared photo by photo (`compare_runs`). Works for any folder of YOLO-labelled
+photos (corner or whole-card boxes: identities are compared per image).
 """
 
 from __future__ import annotations
@@ -32,12 +32,25 @@ from vision.cards_from_detections import FrameCards
 from vision.detections import CLASS_NAMES, Detections, at_frame_edge, iou_matrix
 from vision.detector import Image, StageTimes
 from vision.errors import EvaluationError
+from vision.scene_meta import SceneCard, scene_cards
 from vision.sources import read_image
 
 IOU_MATCH = 0.5
 #: Edges (px, the longer side of a card's largest labelled index) of the size classes that
 #: recall is broken down by: reading depends on an index's pixels more than on anything else.
-INDEX_SIZE_EDGES = (16, 24, 32, 48)
+INDEX_SIZE_EDGES = (12, 16, 24, 32, 48)
+#: Edges (%) of the classes of the share of a card's face that shows (`recall_by_face_shown`).
+FACE_SHOWN_EDGES = (50, 80)
+
+
+def _class_names(edges: Sequence[int], unit: str) -> tuple[str, ...]:
+    """Names of the classes below, between and above `edges`: "<12 px", "12-16 px", ..."""
+    between = [f"{a}-{b}{unit}" for a, b in itertools.pairwise(edges)]
+    return (f"<{edges[0]}{unit}", *between, f">={edges[-1]}{unit}")
+
+
+SIZE_CLASSES = _class_names(INDEX_SIZE_EDGES, " px")
+FACE_CLASSES = _class_names(FACE_SHOWN_EDGES, " %")
 #: Resamples of the photos behind the card-set intervals (`card_set_intervals`).
 BOOTSTRAP_DRAWS = 2000
 #: The file of an evaluation folder holding each photo's cards (`Report.photos`).
@@ -65,8 +78,8 @@ class ImageResult:
     milliseconds: float
     #: The photo's width and height.
     frame_size: tuple[int, int]
-    #: The deck design of each labelled card, where the scene's meta says (`scene_decks`).
-    decks: Mapping[str, str] = field(default_factory=dict)
+    #: Each labelled card's deck design and face shown, where the scene's meta says.
+    scene: Mapping[str, SceneCard] = field(default_factory=dict)
     #: The cards seen at places that cannot be one card (`FrameCards.conflicts`): the page
     #: reports each, so one naming a card that is there once is a false alarm.
     conflicts: frozenset[str] = frozenset()
@@ -163,6 +176,11 @@ class Report:
             "card_set_interval_95": card_set_intervals(every),
             "recall_by_index_size": recall_by_index_size(self.images),
             **({"recall_by_deck": by_deck} if (by_deck := recall_by_deck(self.images)) else {}),
+            **(
+                {"recall_by_face_shown": by_face}
+                if (by_face := recall_by_face_shown(self.images))
+                else {}
+            ),
             "in_view": card_set_figures(seen),
             "conflicts": {
                 "photos": sum(bool(r.conflicts) for r in self.images),
@@ -238,22 +256,11 @@ def evaluate(
                 frozenset(str(seen.card) for seen in cards.cards),
                 reader.last_times.total(),
                 (frame.shape[1], frame.shape[0]),
-                scene_decks(dataset, path),
+                scene_cards(dataset, path, (frame.shape[1], frame.shape[0])),
                 frozenset(str(conflict.card) for conflict in cards.conflicts),
             )
         )
     return report
-
-
-def scene_decks(dataset: Path, image: Path) -> dict[str, str]:
-    """Each labelled card's deck design, from a `cribcam synth` scene's meta file (none for a
-    photo without one, or whose meta file is not a scene's)."""
-    meta = dataset / "meta" / (image.stem + ".json")
-    try:
-        cards = json.loads(meta.read_text())["cards"]
-        return {card["code"]: card["deck"] for card in cards if card["labelled"]}
-    except (OSError, ValueError, LookupError, TypeError):
-        return {}
 
 
 def card_set_intervals(
@@ -282,15 +289,15 @@ def card_set_intervals(
 
 
 def recall_by_deck(results: Iterable[ImageResult]) -> dict[str, dict[str, float]]:
-    """Card recall for each deck design the scenes name (`ImageResult.decks`): how each design,
+    """Card recall for each deck design the scenes name (`ImageResult.scene`): how each design,
     held out or not, is read."""
     there: Counter[str] = Counter()
     right: Counter[str] = Counter()
     for result in results:
         for card in result.truth_cards:
-            if (deck := result.decks.get(card)) is not None:
-                there[deck] += 1
-                right[deck] += card in result.read_cards
+            if (scene := result.scene.get(card)) is not None:
+                there[scene.deck] += 1
+                right[scene.deck] += card in result.read_cards
     return {
         deck: {"cards": n, "recall": round(right[deck] / n, 4)} for deck, n in sorted(there.items())
     }
@@ -413,21 +420,67 @@ def corner_metrics(results: list[ImageResult]) -> tuple[dict[int, float], dict[i
     return ap, {cls: hits[cls] / n for cls, n in positives.items()}
 
 
-def recall_by_index_size(results: list[ImageResult]) -> dict[str, dict[str, float]]:
+def recall_by_index_size(results: Iterable[ImageResult]) -> dict[str, dict[str, float]]:
     """Card recall by the pixel size of the card's largest labelled index (its box's longer
     side), in the classes of `INDEX_SIZE_EDGES`: which cards a camera set further away, or one
     of lower resolution, would lose. Classes holding no card are left out."""
-    names = [f"<{INDEX_SIZE_EDGES[0]} px"]
-    names += [f"{a}-{b} px" for a, b in itertools.pairwise(INDEX_SIZE_EDGES)]
-    names.append(f">={INDEX_SIZE_EDGES[-1]} px")
+    return _recall_by(
+        SIZE_CLASSES,
+        (
+            (_class_of(px, INDEX_SIZE_EDGES, SIZE_CLASSES), card in result.read_cards)
+            for result in results
+            for card, px in _largest_indices(result).items()
+        ),
+    )
+
+
+def recall_by_face_shown(results: Iterable[ImageResult]) -> dict[str, dict[str, Any]]:
+    """Card recall by the share of the card's face that shows (`SceneCard.face_shown`, in the
+    classes of `FACE_SHOWN_EDGES`), each class also by index size: a card whose face shows could
+    be named from its pips or picture however small its index, one under other cards only from
+    its index. Empty where no scene says (photos)."""
+    records = [
+        (
+            _class_of(scene.face_shown * 100, FACE_SHOWN_EDGES, FACE_CLASSES),
+            _class_of(px, INDEX_SIZE_EDGES, SIZE_CLASSES),
+            card in result.read_cards,
+        )
+        for result in results
+        for card, px in _largest_indices(result).items()
+        if (scene := result.scene.get(card)) is not None
+    ]
+    by_face = _recall_by(FACE_CLASSES, ((face, read) for face, _, read in records))
+    return {
+        face: {
+            **figures,
+            "by_index_size": _recall_by(
+                SIZE_CLASSES, ((size, read) for f, size, read in records if f == face)
+            ),
+        }
+        for face, figures in by_face.items()
+    }
+
+
+def _largest_indices(result: ImageResult) -> dict[str, float]:
+    """Each labelled card's largest index (px, the longer side of its box)."""
+    sides, classes = result.truth.sizes, result.truth.class_ids
+    return {CLASS_NAMES[cls]: float(sides[classes == cls].max()) for cls in set(classes.tolist())}
+
+
+def _class_of(value: float, edges: Sequence[float], names: Sequence[str]) -> str:
+    """The name of the class between `edges` that `value` falls in."""
+    return names[int(np.searchsorted(edges, value, side="right"))]
+
+
+def _recall_by(
+    names: Sequence[str], records: Iterable[tuple[str, bool]]
+) -> dict[str, dict[str, float]]:
+    """Cards and recall of each class of (class name, card read) records, in the order of
+    `names`; classes holding no card are left out."""
     there, read = Counter[str](), Counter[str]()
-    for result in results:
-        sides, classes = result.truth.sizes, result.truth.class_ids
-        for cls in set(classes.tolist()):
-            largest = float(sides[classes == cls].max())
-            name = names[int(np.searchsorted(INDEX_SIZE_EDGES, largest, side="right"))]
-            there[name] += 1
-            read[name] += CLASS_NAMES[cls] in result.read_cards
+    for name, was_read in records:
+        there[name] += 1
+        read[name] += was_read
     return {
         name: {"cards": there[name], "recall": round(read[name] / there[name], 4)}
         for name in names

@@ -27,10 +27,11 @@ from vision.evaluate import (
     labelled_photos,
     read_photos,
     recall_by_deck,
+    recall_by_face_shown,
     recall_by_index_size,
-    scene_decks,
     worst_tile,
 )
+from vision.scene_meta import SceneCard, face_shown, scene_cards
 from vision.synth import SynthConfig, generate
 
 SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
@@ -112,7 +113,7 @@ def test_recall_is_broken_down_by_each_cards_largest_index() -> None:
         _result([("AC", 12), ("AC", 30), ("2C", 47)], {"AC"}),  # AC's larger index counts
     ]
     assert recall_by_index_size(photos) == {
-        "<16 px": {"cards": 1, "recall": 0.0},
+        "<12 px": {"cards": 1, "recall": 0.0},
         "16-24 px": {"cards": 2, "recall": 0.5},
         "24-32 px": {"cards": 1, "recall": 1.0},
         "32-48 px": {"cards": 1, "recall": 0.0},
@@ -181,8 +182,9 @@ def test_cards_seen_only_at_the_frames_edge_are_left_out_of_the_in_view_figures(
 
 
 def _photo(there: set[str], read: set[str], decks: dict[str, str] | None = None) -> ImageResult:
+    scene = {card: SceneCard(deck, 1.0) for card, deck in (decks or {}).items()}
     return ImageResult("photo.jpg", Detections.empty(), Detections.empty(), frozenset(there),
-                       frozenset(read), 1.0, (640, 640), decks or {})  # fmt: skip
+                       frozenset(read), 1.0, (640, 640), scene)  # fmt: skip
 
 
 class _Conflicted:
@@ -243,13 +245,51 @@ def test_a_synth_scenes_meta_names_the_deck_of_every_labelled_card(tmp_path: Pat
     scenes = list(labelled_photos(tmp_path))
     assert any(len(truth) for _, _, truth in scenes)
     for path, _, truth in scenes:
-        decks = scene_decks(tmp_path, path)
-        assert set(decks) == {CLASS_NAMES[c] for c in truth.class_ids.tolist()}, path.name
-        assert set(decks.values()) <= {"standard"}
-    assert scene_decks(SAMPLES, SAMPLES / "images" / "dev_0075.jpg") == {}
+        cards = scene_cards(tmp_path, path, (256, 256))
+        assert set(cards) == {CLASS_NAMES[c] for c in truth.class_ids.tolist()}, path.name
+        assert {card.deck for card in cards.values()} <= {"standard"}
+        assert all(0 < card.face_shown <= 1 for card in cards.values())
+    assert scene_cards(SAMPLES, SAMPLES / "images" / "dev_0075.jpg", (640, 640)) == {}
     for other in ("not json", '{"cards": 3}', '["a list"]'):  # a meta/ folder of something else
         (tmp_path / "meta" / "other.json").write_text(other)
-        assert scene_decks(tmp_path, tmp_path / "images" / "other.jpg") == {}
+        assert scene_cards(tmp_path, tmp_path / "images" / "other.jpg", (256, 256)) == {}
+
+
+def _card(x: float, y: float, width: float = 40, height: float = 56) -> np.ndarray:
+    return np.array([[x, y], [x + width, y], [x + width, y + height], [x, y + height]], float)
+
+
+def test_the_face_shown_is_what_later_cards_and_the_frames_edge_leave() -> None:
+    under, over = _card(100, 100), _card(120, 100)  # over covers under's right half
+    assert face_shown([under, over], 0, (640, 640)) == pytest.approx(0.5, abs=0.02)
+    assert face_shown([under, over], 1, (640, 640)) == 1.0  # drawn last: nothing lies on it
+    assert face_shown([over, under], 0, (640, 640)) == pytest.approx(0.5, abs=0.02)
+    assert face_shown([_card(620, 100)], 0, (640, 640)) == pytest.approx(0.5, abs=0.02)
+    assert face_shown([_card(10, 10, 8, 11)], 0, (640, 640)) == 1.0  # a tiny card, rasterised fine
+    tiny = [_card(10, 10, 8, 11), _card(14, 10, 8, 11), _card(10, 15.5, 8, 11)]
+    assert face_shown(tiny, 0, (640, 640)) == pytest.approx(0.25, abs=0.03)
+    assert face_shown([under, _card(0, 0, 640, 640)], 0, (640, 640)) == 0.0
+
+
+def test_recall_is_broken_down_by_the_face_shown_then_by_index_size() -> None:
+    scenes = [
+        ({"5H": (10, 0.9), "6H": (20, 0.3), "7H": (13, 0.2)}, {"5H", "6H"}),
+        ({"AC": (11, 0.95), "2C": (30, 0.6), "3C": (40, 0.5)}, {"2C"}),
+    ]
+    photos = []
+    for cards, read in scenes:
+        photo = _result([(card, px) for card, (px, _) in cards.items()], read)
+        photo.scene = {card: SceneCard("dondorf", share) for card, (_, share) in cards.items()}
+        photos.append(photo)
+    assert recall_by_face_shown(photos) == {
+        "<50 %": {"cards": 2, "recall": 0.5, "by_index_size": {
+            "12-16 px": {"cards": 1, "recall": 0.0}, "16-24 px": {"cards": 1, "recall": 1.0}}},
+        "50-80 %": {"cards": 2, "recall": 0.5, "by_index_size": {
+            "24-32 px": {"cards": 1, "recall": 1.0}, "32-48 px": {"cards": 1, "recall": 0.0}}},
+        ">=80 %": {"cards": 2, "recall": 0.5, "by_index_size": {
+            "<12 px": {"cards": 2, "recall": 0.5}}},
+    }  # fmt: skip
+    assert recall_by_face_shown([_result([("5H", 10)], {"5H"})]) == {}  # a photo: no scene
 
 
 def test_two_runs_are_compared_photo_by_photo_by_the_later_runs_labels() -> None:
