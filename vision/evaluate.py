@@ -291,16 +291,13 @@ def card_set_intervals(
 def recall_by_deck(results: Iterable[ImageResult]) -> dict[str, dict[str, float]]:
     """Card recall for each deck design the scenes name (`ImageResult.scene`): how each design,
     held out or not, is read."""
-    there: Counter[str] = Counter()
-    right: Counter[str] = Counter()
-    for result in results:
-        for card in result.truth_cards:
-            if (scene := result.scene.get(card)) is not None:
-                there[scene.deck] += 1
-                right[scene.deck] += card in result.read_cards
-    return {
-        deck: {"cards": n, "recall": round(right[deck] / n, 4)} for deck, n in sorted(there.items())
-    }
+    records = [
+        (scene.deck, card in result.read_cards)
+        for result in results
+        for card in result.truth_cards
+        if (scene := result.scene.get(card)) is not None
+    ]
+    return _recall_by(sorted({deck for deck, _ in records}), records)
 
 
 def card_set_figures(photos: Sequence[tuple[Set[str], Set[str]]]) -> dict[str, Any]:
