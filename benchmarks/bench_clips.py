@@ -23,15 +23,15 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from cribtrain.data.clips import Clip, play_clip, show_clip
+from cribtrain.data.synth import Deck, load_decks
 from scorer.cards import DECK
-from vision.clips import Clip, play_clip, show_clip
-from vision.detector import CardReader
-from vision.roles import Seat, TableLayout, TableState
-from vision.smoothing import PlayEvent, TableSmoother
-from vision.synth import Deck, load_decks
+from vision.reading import CardReader
+from vision.table.roles import Seat, TableLayout, TableState
+from vision.table.smoothing import PlayEvent, TableSmoother
 
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURE = ROOT / "tests" / "vision" / "fixtures" / "deck-dondorf"
+FIXTURE = ROOT / "tests" / "fixtures" / "deck-dondorf"
 
 
 def run(clip: Clip, reader: CardReader, dealer: Seat | None, times: list[float]

@@ -17,15 +17,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vision.detector import MODELS_DIR, CardReader
-from vision.evaluate import Report, evaluate
-from vision.single_stage import (
+from cribtrain.fit.single_stage import (
     ReadPhoto,
     SingleStageReader,
     card_counts,
     read_photos,
     threshold_for,
 )
+from cribtrain.measure.evaluate import Report, evaluate
+from vision.reading import MODELS_DIR, CardReader
 
 DEV_REAL = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "dev-real"
 SPLIT = Path(__file__).resolve().parents[1] / "datasets" / "dev-real-split.json"

@@ -34,9 +34,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import cv2
 import numpy as np
 
-from vision.crops import crop_index
-from vision.detect_cli import reader_settings, reading_options
-from vision.detector import (
+from cribcam.commands.reading import reader_settings, reading_options
+from vision.detection.crops import crop_index
+from vision.reading import (
     DECK_BASE_WEIGHT,
     DEFAULT_DETECTOR_SIDE,
     DETECTOR_FILE,
@@ -49,8 +49,8 @@ from vision.detector import (
     load_model,
     model_input,
 )
-from vision.roles import TableLayout, assign_roles
-from vision.sources import decode_image
+from vision.table.roles import TableLayout, assign_roles
+from vision.table.sources import decode_image
 
 DEV_REAL = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "dev-real"
 SPLIT = Path(__file__).resolve().parents[1] / "datasets" / "dev-real-split.json"
@@ -134,7 +134,7 @@ def bare_forward(backend: str, photos: list[bytes], reader: CardReader) -> float
 
 def ultralytics_predict(runs: Path, photos: list[bytes]) -> float:
     """Ultralytics' own predict on the same weights: detector, then the reader on each crop."""
-    from vision.train import offline_ultralytics
+    from cribtrain.fit.train import offline_ultralytics
 
     yolo = offline_ultralytics()
     detector = yolo(str(runs / "detector" / "weights" / "best.pt"))

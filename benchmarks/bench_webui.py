@@ -24,7 +24,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vision.detector import ModelMissingError, PhotoReader, StageTimes, load_default_detector
+from vision.reading import ModelMissingError, PhotoReader, StageTimes, load_default_detector
 from webui import create_app
 from webui.server import make_server
 

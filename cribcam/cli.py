@@ -7,12 +7,10 @@ import sys
 from collections.abc import Sequence
 
 from cribcam import __version__
+from cribcam.commands import art, decks, reading, serve, train
 from scorer import cli as scorer_cli
 from scorer.errors import CribbageError
-from vision import cli as vision_cli
-from vision import detect_cli, enroll_cli, train_cli
 from vision.errors import VisionError
-from webui import cli as webui_cli
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -23,11 +21,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"cribcam {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     scorer_cli.register(commands)
-    vision_cli.register(commands)
-    detect_cli.register(commands)
-    train_cli.register(commands)
-    enroll_cli.register(commands)
-    webui_cli.register(commands)
+    art.register(commands)
+    reading.register(commands)
+    train.register(commands)
+    decks.register(commands)
+    serve.register(commands)
     return parser
 
 

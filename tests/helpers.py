@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import zlib
+from pathlib import Path
 
 from scorer.cards import Card, parse_card, parse_cards
+
+REPO = Path(__file__).resolve().parents[1]
+#: Small committed decks and card art, so tests need no apt or npm.
+FIXTURES = REPO / "tests" / "fixtures"
 
 
 def cards(text: str) -> list[Card]:

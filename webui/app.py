@@ -10,7 +10,7 @@ from typing import Any
 from flask import Flask, Response, jsonify
 
 from cribcam import __version__
-from vision.detector import CardReader, PhotoReader
+from vision.reading import CardReader, PhotoReader
 from webui import pairing
 from webui.api import api
 from webui.camera_api import camera_api
@@ -31,11 +31,11 @@ DEFAULTS: dict[str, Any] = {
     "CAMERA": False,  # show the camera panel on the page
     "CAMERA_SOURCE": None,  # --camera SOURCE: the server reads this camera itself (capture.py)
     "FRAME_READER": None,  # () -> the camera's reader, asked every frame; None: the detector's
-    "CAMERA_OPENER": None,  # spec -> FrameSource; None: vision.sources.open_source
+    "CAMERA_OPENER": None,  # spec -> FrameSource; None: vision.table.sources.open_source
     "CAMERA_INTERVAL": 0.3,  # seconds between two detections of the server camera
     "PAIRING_CODE": None,  # set (by --lan): other devices must pair first
     "DECKS_DIR": None,  # deck profiles (decks.py); None: <models>/decks or the data dir
-    "DECK_TUNER": None,  # a deck_tuning.DeckTuner; None: vision.tune (needs the train extra)
+    "DECK_TUNER": None,  # a deck_tuning.DeckTuner; None: cribtrain.fit.tune (needs the train extra)
     "DECK_TUNE_SECONDS": 180.0,  # the deck tune's budget
     "ENROLL_READER": None,  # () -> an enroll_sessions.EnrollReader; None: the detector's
     "MAX_CONTENT_LENGTH": 8 * 1024 * 1024,  # a phone JPEG is well under this

@@ -23,11 +23,11 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from vision.cards_from_detections import FrameCards
-from vision.detector import ModelMissingError, frame_quality
-from vision.roles import Seat
-from vision.smoothing import TableSmoother
-from vision.sources import TERMINAL, Backoff, Frame, FrameSource, SourceState, open_source
+from vision.reading import ModelMissingError, frame_quality
+from vision.table.cards import FrameCards
+from vision.table.roles import Seat
+from vision.table.smoothing import TableSmoother
+from vision.table.sources import TERMINAL, Backoff, Frame, FrameSource, SourceState, open_source
 from webui.frames import FrameMemory, thumbnail
 from webui.seats import layout_for, table_seat
 from webui.tablejson import table_json
@@ -43,7 +43,7 @@ _VOLATILE = ("frames", "dropped", "frame", "revision")
 
 
 class FrameReader(Protocol):
-    """Reads the cards of one decoded frame (`vision.detector.CardReader`)."""
+    """Reads the cards of one decoded frame (`vision.reading.CardReader`)."""
 
     def cards(self, frame: Image) -> FrameCards: ...
 

@@ -1,6 +1,6 @@
 """The deck tune in the background: one at a time, with progress and cancel.
 
-`vision.tune.tune_profile` takes minutes of CPU; the web app runs it in a thread so the pages
+`cribtrain.fit.tune.tune_profile` takes minutes of CPU; the web app runs it in a thread so the pages
 stay responsive, reports its progress to `GET /api/tune` and lets the player cancel it. A
 failed or cancelled tune is reported, never raised into the server, and leaves the profile's
 previous reader in place (the tune works in the store's staging folder). The real tune needs
@@ -18,9 +18,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
+from cribtrain.fit.tune import (
+    Cancel,
+    Progress,
+    TuneCancelled,
+    TuneResult,
+    TuneSettings,
+    tune_profile,
+)
+from vision.decks.profiles import ProfileStore
 from vision.errors import VisionError
-from vision.profiles import ProfileStore
-from vision.tune import Cancel, Progress, TuneCancelled, TuneResult, TuneSettings, tune_profile
 from webui.errors import ApiError
 
 log = logging.getLogger(__name__)
@@ -137,7 +144,7 @@ class TuneRunner:
 
 
 def vision_tuner(base_models: Path, budget_s: float) -> DeckTuner:
-    """The real tune (`vision.tune.tune_profile`) on the profile's patches."""
+    """The real tune (`cribtrain.fit.tune.tune_profile`) on the profile's patches."""
 
     def tune(store: ProfileStore, name: str, *, progress: Progress, cancel: Cancel) -> TuneResult:
         return tune_profile(store, name, None, base_models=base_models,

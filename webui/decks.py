@@ -26,9 +26,9 @@ import numpy as np
 import numpy.typing as npt
 from flask import Flask, current_app
 
-from vision.detector import MODELS_DIR, READER_FILE
-from vision.profiles import Profile, ProfileStore, default_root, write_patch
-from vision.tune import TRAIN_HINT, WEIGHTS_FILE, Cancel, Progress, TuneResult
+from cribtrain.fit.tune import TRAIN_HINT, WEIGHTS_FILE, Cancel, Progress, TuneResult
+from vision.decks.profiles import Profile, ProfileStore, default_root, write_patch
+from vision.reading import MODELS_DIR, READER_FILE
 from webui.deck_tuning import DeckTuner, TuneRunner, missing_train_packages, vision_tuner
 from webui.enroll_sessions import Sessions
 from webui.errors import ApiError

@@ -10,7 +10,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from flask import current_app
 
-from vision.cards_from_detections import FrameCards
+from vision.table.cards import FrameCards
 from webui.errors import ApiError, NoDetectorError
 
 

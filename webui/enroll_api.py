@@ -35,10 +35,10 @@ from flask import (
 )
 
 from scorer.cards import parse_card
-from vision.enroll import SUITS, EnrollmentError, crop_from_patch, cut_patch
+from vision.decks.enroll import SUITS, EnrollmentError, crop_from_patch, cut_patch
+from vision.decks.profiles import Profile, ProfileError
 from vision.errors import VisionError
-from vision.profiles import Profile, ProfileError
-from vision.sources import decode_image
+from vision.table.sources import decode_image
 from webui.bodies import check_fields, json_object
 from webui.decks import Decks, deck_json, decks, decks_json, save_enrolment
 from webui.enroll_sessions import EnrollReader, Session, session_json

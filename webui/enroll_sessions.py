@@ -1,7 +1,7 @@
 """Enrolment sessions: the shots of one deck being taught, and their JSON views.
 
 A session (`POST /api/enroll`) holds the shots of a deck laid out, one suit per shot in A..K
-order or any arrangement, and the cards each shot proposed (`vision.enroll.propose`), numbered
+order or any arrangement, and the cards each shot proposed (`vision.decks.enroll.propose`), numbered
 across shots, with the player's corrections. Sessions live in memory only, a few at a time for
 a few hours: an enrolment is short-lived and nothing in it matters until it is finished and
 saved as the deck's profile (`webui.decks`). Kept apart from the endpoints so the session model
@@ -21,8 +21,8 @@ import numpy as np
 import numpy.typing as npt
 from flask import url_for
 
-from vision.detections import CLASS_NAMES
-from vision.enroll import Candidate, Enrollment, EnrollmentError, Shot, propose
+from vision.decks.enroll import Candidate, Enrollment, EnrollmentError, Shot, propose
+from vision.detection.detections import CLASS_NAMES
 from webui.errors import ApiError
 
 Image = npt.NDArray[np.uint8]
@@ -33,7 +33,7 @@ SESSION_IDLE_S = 3 * 3600.0
 
 
 class EnrollReader(Protocol):
-    """What enrolment reads shots with (`vision.detector.CardReader` is one)."""
+    """What enrolment reads shots with (`vision.reading.CardReader` is one)."""
 
     def index_boxes(self, frame: Image) -> npt.NDArray[np.float32]: ...
 

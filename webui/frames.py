@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.sources import decode_image
+from vision.table.sources import decode_image
 
 THUMB_SIDE = 320
 Image = npt.NDArray[np.uint8]

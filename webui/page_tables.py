@@ -17,9 +17,9 @@ from scorer.cards import Card
 from scorer.cli import show_to_json
 from scorer.game import Game
 from scorer.show import score_show
-from vision.cards_from_detections import FrameCards
-from vision.roles import TableState
-from vision.smoothing import TableSmoother
+from vision.table.cards import FrameCards
+from vision.table.roles import TableState
+from vision.table.smoothing import TableSmoother
 from webui.seats import game_seat, layout_for, table_seat
 from webui.tablejson import table_json
 

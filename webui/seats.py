@@ -14,7 +14,7 @@ first name) sits at the bottom edge of the picture and play goes clockwise as se
 
 from __future__ import annotations
 
-from vision.roles import Seat, TableLayout
+from vision.table.roles import Seat, TableLayout
 
 LAYOUTS: dict[int, tuple[Seat, ...]] = {
     2: ("bottom", "top"),

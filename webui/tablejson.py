@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from vision.cards_from_detections import SeenCard
-from vision.detector import card_json
-from vision.roles import TableState
+from vision.reading import card_json
+from vision.table.cards import SeenCard
+from vision.table.roles import TableState
 
 
 def _card(seen: SeenCard, role: str) -> dict[str, Any]:

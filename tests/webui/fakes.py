@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 
 from scorer.cards import parse_card
-from vision.cards_from_detections import FrameCards, cards_from_detections
-from vision.detections import Detections, class_of_card
-from vision.sources import Frame, FrameSource, SourceState, SourceStatus
+from vision.detection.detections import Detections, class_of_card
+from vision.table.cards import FrameCards, cards_from_detections
+from vision.table.sources import Frame, FrameSource, SourceState, SourceStatus
 
 WIDTH, HEIGHT = 640, 480
 #: Where a lone corner index lands in each role of a 2-player table on a 640 × 480 frame.

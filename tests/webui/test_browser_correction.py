@@ -12,13 +12,13 @@ from pathlib import Path
 import numpy as np
 from playwright import sync_api
 
+from cribtrain.data.clips import Clip
 from tests.webui.test_browser_fake_camera import camera_page, write_y4m
 from tests.webui.test_serve import Server
-from vision.clips import Clip
-from vision.detector import MODELS_DIR, READER_FILE
-from vision.enroll import cut_patch
-from vision.profiles import ProfileStore
-from vision.sources import read_image
+from vision.decks.enroll import cut_patch
+from vision.decks.profiles import ProfileStore
+from vision.reading import MODELS_DIR, READER_FILE
+from vision.table.sources import read_image
 
 DEMO = Path(__file__).resolve().parents[2] / "webui" / "static" / "demo" / "table.jpg"
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}

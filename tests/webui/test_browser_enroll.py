@@ -8,11 +8,11 @@ from pathlib import Path
 
 import cv2
 
-from tests.vision.test_enroll import CLUBS, FIXTURE, layout
+from cribtrain.data.synth import load_decks
+from tests.vision.decks.test_enroll import CLUBS, FIXTURE, layout
 from tests.webui.test_browser import chromium, phone_page
 from tests.webui.test_serve import Server
-from vision.enroll_layout import RANKS
-from vision.synth import load_decks
+from vision.decks.layout import RANKS
 
 
 def test_enrol_a_suit_correct_a_card_and_save(server: Server, tmp_path: Path) -> None:

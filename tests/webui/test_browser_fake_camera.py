@@ -14,14 +14,15 @@ import numpy as np
 from playwright import sync_api
 from playwright.sync_api import Page
 
+from cribtrain.data.clips import Clip, show_clip
+from cribtrain.data.synth import load_decks
 from scorer.cards import parse_cards
 from scorer.show import score_show
+from tests.helpers import FIXTURES
 from tests.webui.test_browser import ARGS, CHROMIUM, phone_page
 from tests.webui.test_serve import Server
-from vision.clips import Clip, show_clip
-from vision.synth import load_decks
 
-HELD_OUT = Path(__file__).resolve().parents[1] / "vision" / "fixtures" / "deck-dondorf"
+HELD_OUT = FIXTURES / "deck-dondorf"
 HANDS = {"bottom": ["5H", "5C", "JD", "4S"], "top": ["7C", "8D", "9H", "KS"]}
 CRIB, STARTER = ["2C", "3D", "QH", "6S"], "5D"
 

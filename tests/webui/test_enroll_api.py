@@ -1,5 +1,6 @@
 """Teaching cribcam a deck through the web API: shots of the committed small deck rendered as in
-tests/vision/test_enroll.py, read by a stand-in reader (the boxes the render placed, a template
+tests/vision/decks/test_enroll.py, read by a stand-in reader (the boxes the render placed, a
+template
 matcher for the identities), a tuner injected through the app config (no torch), and the
 detector's reading stage following the deck in use."""
 
@@ -19,18 +20,25 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-import vision.detector
-import vision.tune
+import cribtrain.fit.tune
+import vision.reading
 import webui.decks
-from tests.vision.test_enroll import CLUBS, FIXTURE, Templates, layout
+from cribtrain.data.synth import Deck, load_decks
+from cribtrain.fit.tune import (
+    Cancel,
+    Progress,
+    TuneCancelled,
+    TuneResult,
+    TuneSettings,
+    tune_profile,
+)
+from tests.vision.decks.test_enroll import CLUBS, FIXTURE, Templates, layout
 from tests.webui.fakes import Frames
 from tests.webui.test_camera import wait_for
-from vision.cards_from_detections import FrameCards, cards_from_detections
-from vision.detections import Detections
-from vision.detector import DETECTOR_FILE, READER_FILE, PhotoReader
-from vision.profiles import ProfileStore
-from vision.synth import Deck, load_decks
-from vision.tune import Cancel, Progress, TuneCancelled, TuneResult, TuneSettings, tune_profile
+from vision.decks.profiles import ProfileStore
+from vision.detection.detections import Detections
+from vision.reading import DETECTOR_FILE, READER_FILE, PhotoReader
+from vision.table.cards import FrameCards, cards_from_detections
 from webui import create_app
 from webui.app import shutdown
 from webui.enroll_sessions import MAX_SESSIONS
@@ -43,7 +51,7 @@ HEARTS = [card[:-1] + "H" for card in CLUBS]
 # -- stand-ins --------------------------------------------------------------------------------
 class ShotReader:
     """Finds the index boxes a shot was rendered with (by the shot's pixels) and reads them with
-    the template matcher of tests/vision/test_enroll.py."""
+    the template matcher of tests/vision/decks/test_enroll.py."""
 
     def __init__(self, templates: Templates) -> None:
         self.templates = templates
@@ -429,7 +437,8 @@ def test_cancelling_the_real_tune_keeps_the_previous_profile(
     app: Flask, client: FlaskClient, reader: ShotReader, decks: list[Deck], decks_dir: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # fmt: skip
-    """`vision.tune.tune_profile` itself, its training step replaced by a wait for the cancel."""
+    """`cribtrain.fit.tune.tune_profile` itself, its training step replaced by a wait for the
+    cancel."""
     enrolled(client, reader, decks, "kitchen")
     before = ProfileStore(decks_dir).get("kitchen").record
     training = threading.Event()
@@ -446,7 +455,7 @@ def test_cancelling_the_real_tune_keeps_the_previous_profile(
         return tune_profile(store, name, None, base_models=REPO / "models", general=[FIXTURE],
                             settings=settings, progress=progress, cancel=cancel)  # fmt: skip
 
-    monkeypatch.setattr(vision.tune, "_train", train)
+    monkeypatch.setattr(cribtrain.fit.tune, "_train", train)
     app.config["DECK_TUNER"] = real
     ok(client.post("/api/decks/kitchen/tune"), 202)
     assert training.wait(60), ok(client.get("/api/tune"))
@@ -523,7 +532,7 @@ def test_a_game_correction_is_kept_for_the_deck_in_use(
 
 # -- detection follows the deck in use --------------------------------------------------------
 class RecordingCardReader:
-    """Stands in for `vision.detector.CardReader`: remembers the reading stage it loaded, and
+    """Stands in for `vision.reading.CardReader`: remembers the reading stage it loaded, and
     the stage each frame was read with."""
 
     made: ClassVar[list[Path | None]] = []
@@ -554,7 +563,7 @@ def recording_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     models.mkdir()
     for name in (DETECTOR_FILE, READER_FILE):
         (models / name).write_bytes(b"onnx")
-    monkeypatch.setattr(vision.detector, "CardReader", RecordingCardReader)
+    monkeypatch.setattr(vision.reading, "CardReader", RecordingCardReader)
     return models
 
 

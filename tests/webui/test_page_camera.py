@@ -11,10 +11,10 @@ from flask.testing import FlaskClient
 
 from scorer.cards import parse_card, parse_cards
 from scorer.show import score_show
-from tests.vision.tabletop import card_detections, row_detections, table
+from tests.tabletop import card_detections, row_detections, table
 from tests.webui.fakes import TableDetector
-from vision.cards_from_detections import cards_from_detections
-from vision.detections import class_of_card
+from vision.detection.detections import class_of_card
+from vision.table.cards import cards_from_detections
 from webui import create_app
 
 DEMO = Path(__file__).resolve().parents[2] / "webui" / "static" / "demo" / "table.jpg"

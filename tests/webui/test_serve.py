@@ -30,7 +30,7 @@ class Server:
 
     def _start(self, port: int) -> None:
         env = {**os.environ, "XDG_DATA_HOME": str(self.home), "PYTHONUNBUFFERED": "1"}
-        command = [sys.executable, "-m", "webui", "serve", "--port", str(port)]
+        command = [sys.executable, "-m", "cribcam", "serve", "--port", str(port)]
         self.process = subprocess.Popen(
             [*command, "--db", str(self.db), *self.extra],
             stdout=subprocess.PIPE,

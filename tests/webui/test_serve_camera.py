@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from cribcam.cli import build_parser
+from cribcam.commands.serve import app_config
 from tests.webui.test_serve import Server
-from webui.cli import app_config
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,109 @@
+"""`cribcam serve`: the table-side web page on this machine, or on the LAN over HTTPS."""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+from cribcam.commands.art import at_least
+from cribcam.commands.reading import reader_settings, reading_options
+from vision.reading import ModelMissingError, load_default_detector
+from webui.app import create_app, shutdown
+from webui.detect import Detector
+from webui.pairing import new_code
+from webui.paths import data_dir, default_db
+from webui.server import make_server, serve
+from webui.tls import ensure_certificate, fingerprint, local_names
+
+DEFAULT_PORT = 8121
+
+
+#: `--port`: a TCP port (0: the system picks a free one).
+PORT_NUMBER = at_least(0, most=65535)
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "serve",
+        help="run the table-side web page",
+        description="Serve the web companion. Without --lan it listens on 127.0.0.1 only.",
+    )
+    parser.add_argument("--host", help="address to listen on (default 127.0.0.1; --lan: 0.0.0.0)")
+    parser.add_argument("--port", type=PORT_NUMBER, default=DEFAULT_PORT,
+                        help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")  # fmt: skip
+    parser.add_argument("--db", type=Path, help=f"games database (default {default_db()})")
+    parser.add_argument("--camera", nargs="?", const="", metavar="SOURCE",
+                        help="show the camera panel (the browser's camera; phones need --lan); "
+                             "with SOURCE the server reads that camera itself: a camera index, "
+                             "a video file, an image file or folder, or an MJPEG/HTTP URL "
+                             "(a phone IP-webcam app)")  # fmt: skip
+    parser.add_argument("--decks", type=Path,
+                        help="deck profiles folder (default: <models>/decks in a checkout, "
+                             "else the user data folder)")  # fmt: skip
+    parser.add_argument("--lan", action="store_true",
+                        help="listen on the local network over HTTPS (self-signed certificate) "
+                             "and ask other devices for a pairing code")  # fmt: skip
+    reading_options(parser)
+    parser.set_defaults(run=run_serve)
+
+
+def load_detector(settings: dict[str, Any]) -> Detector | None:
+    """The shipped card models' reader with these `reader_settings`, or None (detection then
+    answers 503, never guesses)."""
+    try:
+        return load_default_detector(**settings)
+    except ModelMissingError as error:
+        print(f"cribcam: no card detector: {error}", file=sys.stderr)
+        return None
+
+
+def app_config(args: argparse.Namespace, code: str | None) -> dict[str, Any]:
+    """The app's configuration from the command line (`--camera` alone: the browser's camera;
+    `--camera SOURCE`: the server camera as well)."""
+    return {
+        "DATABASE": args.db or default_db(),
+        "CAMERA": args.camera is not None,
+        "CAMERA_SOURCE": args.camera or None,
+        "DETECTOR": load_detector(reader_settings(args)),
+        "PAIRING_CODE": code,
+        "DECKS_DIR": args.decks,
+    }
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    host = args.host or ("0.0.0.0" if args.lan else "127.0.0.1")
+    code = new_code() if args.lan else None
+    app = create_app(app_config(args, code))
+    tls = ensure_certificate(data_dir() / "tls") if args.lan else None
+    server = make_server(app, host, args.port, tls)
+
+    def announce(address: str) -> list[str]:
+        lines = [f"cribcam: serving on {address} (games in {app.config['DATABASE']})"]
+        if tls is not None and code is not None:
+            port = address.rsplit(":", 1)[1]
+            names, addresses = local_names()
+            reach = [f"https://{a}:{port}" for a in addresses if not a.is_loopback]
+            reach += [f"https://{n}:{port}" for n in names if n != "localhost"]
+            where = ", ".join(reach) or socket.gethostname()
+            lines += [
+                f"cribcam: on the other devices open one of: {where}",
+                "cribcam: the certificate is self-signed: accept it once; its SHA-256 is "
+                + fingerprint(tls[0]),
+                f"cribcam: pairing code: {code}",
+            ]
+        if app.config["DETECTOR"] is None and args.camera is not None:
+            lines.append("cribcam: no card model installed: enter cards with the card picker")
+        if app.config["CAMERA_SOURCE"]:
+            lines.append(f"cribcam: reading the camera {app.config['CAMERA_SOURCE']}")
+        lines.append("cribcam: press Ctrl-C to stop")
+        return lines
+
+    try:
+        serve(server, announce, tls is not None,
+              before_stop=app.extensions["cribcam.broker"].close)  # fmt: skip
+    finally:
+        shutdown(app)
+    return 0

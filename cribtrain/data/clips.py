@@ -1,0 +1,225 @@
+"""Synthetic video clips of a cribbage table, for end-to-end checks of the whole pipeline.
+
+The dataset generator renders each state of the table once (a top-down webcam over a two-player
+game); every frame of the clip is then that render seen through a shaking camera, with a hand
+sometimes passing over the cards, sensor noise and JPEG. The truth (which card was laid by whom,
+in which order; each card's role in a show layout) comes with the frames, so a test or a
+benchmark can run the real models over the clip and compare.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from cribtrain.data.synth import Deck, Placement, SynthConfig, _affine, make_scene, scene_rng
+from scorer.cards import Card, parse_card
+from vision.table.roles import Role, Seat
+
+Image = npt.NDArray[np.uint8]
+#: Frame side in pixels; the render is top-down, so table plane pixels are image pixels.
+FRAME = 640
+
+
+@dataclass(frozen=True)
+class Clip:
+    """Frames (BGR) and what a correct pipeline reports for them."""
+
+    frames: tuple[Image, ...]
+    #: Every card laid in the play, in order: (seat, card).
+    plays: tuple[tuple[Seat, Card], ...] = ()
+    #: Each card's role on the last frame.
+    roles: dict[Card, Role] | None = None
+
+
+@dataclass(frozen=True)
+class CameraConfig:
+    """The webcam: glyph size, how far it shakes, and its noise, JPEG and blur."""
+
+    glyph: float = 16.0  # corner-index height in pixels
+    shake_px: float = 6.0
+    shake_deg: float = 1.0
+    noise: float = 3.0
+    jpeg_quality: int = 80
+    blur: float = 0.6
+
+
+class _Table:
+    """Cards placed on the table plane of one deck, in the order they were put down."""
+
+    def __init__(self, deck: Deck, glyph: float) -> None:
+        self.size = deck.size
+        self.height = glyph / 0.16  # a corner index is ~16% of the card's height
+        self.width = self.height * self.size[0] / self.size[1]
+        self.placements: list[Placement] = []
+
+    def put(
+        self, code: str, centre: tuple[float, float], angle: float, face_up: bool = True
+    ) -> None:
+        matrix = _affine(self.size, centre, self.height, angle)
+        self.placements.append(Placement(0, code, face_up, matrix))
+
+    def row(self, codes: Sequence[str], seat: Seat, centre: float, spacing: float) -> None:
+        """Cards left to right as `seat` sees them, each on top of the last; `centre` is the
+        row's distance from the table's centre towards the seat."""
+        for code, (x, y, angle) in zip(codes, self.row_spots(seat, len(codes), centre, spacing),
+                                       strict=True):  # fmt: skip
+            self.put(code, (x, y), angle)
+
+    def row_spots(
+        self, seat: Seat, n: int, centre: float, spacing: float
+    ) -> list[tuple[float, float, float]]:
+        facing = {"bottom": 0.0, "top": math.pi}[seat]  # the two seats this module lays out
+        along = math.cos(facing)
+        cy = FRAME / 2 + along * centre
+        step = spacing * self.width * along
+        start = FRAME / 2 - step * (n - 1) / 2
+        return [(start + i * step, cy, facing) for i in range(n)]
+
+    def pack_with_starter(self, starter: str) -> None:
+        """A face-down pack in the middle with the starter turned on top of it."""
+        for i in range(4):
+            self.put("AS", (FRAME / 2 - i * 0.5, FRAME / 2 - i * 0.7), 0.05, face_up=False)
+        self.put(starter, (FRAME / 2 - 3, FRAME / 2 - 5), 0.12)
+
+
+def _render(
+    deck: Deck, placements: list[Placement], seed: int, glyph: float
+) -> npt.NDArray[np.float32]:
+    """The table with these cards, lit and textured the same way for every state of a clip."""
+    config = SynthConfig(size=FRAME, effects=False, perspective=False, glyph_px=(glyph, glyph),
+                         board=0.0)  # fmt: skip
+    scene = make_scene([deck], scene_rng(seed, 0), config, placements=list(placements))
+    return np.asarray(scene.image[..., ::-1], np.float32)
+
+
+def _lighting(seed: int) -> npt.NDArray[np.float32]:
+    """A gentle light gradient across the table, fixed for the clip."""
+    rng = np.random.default_rng([seed, 1])
+    yy, xx = np.mgrid[0:FRAME, 0:FRAME].astype(np.float32) / FRAME - 0.5
+    angle = rng.uniform(0, 2 * math.pi)
+    light = 1 + 0.25 * (xx * math.cos(angle) + yy * math.sin(angle))
+    return np.asarray(light[..., None] * rng.uniform(0.92, 1.05, 3), np.float32)
+
+
+def _hand(frame: npt.NDArray[np.float32], rng: np.random.Generator, reach: tuple[float, float],
+          from_bottom: bool) -> None:  # fmt: skip
+    """A hand reaching in from a seat's edge with its fingertips at `reach`: palm, fingers, arm."""
+    mask: npt.NDArray[Any] = np.zeros((FRAME, FRAME), np.float32)
+    sign = 1 if from_bottom else -1
+    tip_x, tip_y = reach
+    palm = (int(tip_x), int(tip_y + sign * 70))
+    cv2.ellipse(mask, palm, (48, 58), rng.uniform(-20, 20), 0, 360, 1.0, -1)
+    for k in range(4):
+        x = int(tip_x - 30 + 20 * k + rng.normal(0, 3))
+        cv2.line(mask, (x, int(tip_y + sign * 10)), (x, palm[1]), 1.0, 16)
+    arm_end = FRAME + 80 if from_bottom else -80
+    cv2.line(mask, palm, (int(tip_x + rng.normal(0, 20)), arm_end), 1.0, 90)
+    mask = cv2.GaussianBlur(mask, (0, 0), 2.0)[..., None]
+    skin = np.array([140, 172, 224], np.float32) * rng.uniform(0.7, 1.1)  # BGR
+    shade = 0.85 + 0.15 * np.clip(cv2.GaussianBlur(mask[..., 0], (0, 0), 12), 0, 1)[..., None]
+    frame *= 1 - mask
+    frame += mask * skin * shade
+
+
+def _through_camera(
+    table: npt.NDArray[np.float32], light: npt.NDArray[np.float32], rng: np.random.Generator,
+    camera: CameraConfig, hand: tuple[tuple[float, float], bool] | None = None,
+) -> Image:  # fmt: skip
+    """One frame: the table as this frame's shaken, noisy camera sees it."""
+    frame: npt.NDArray[Any] = table * light
+    if hand is not None:
+        _hand(frame, rng, *hand)
+    angle = rng.uniform(-camera.shake_deg, camera.shake_deg)
+    matrix: npt.NDArray[Any] = cv2.getRotationMatrix2D((FRAME / 2, FRAME / 2), angle, 1.0)
+    matrix[:, 2] += rng.uniform(-camera.shake_px, camera.shake_px, 2)
+    frame = cv2.warpAffine(frame, matrix, (FRAME, FRAME), borderMode=cv2.BORDER_REFLECT)
+    frame = cv2.GaussianBlur(frame, (0, 0), camera.blur)
+    frame += rng.normal(0, camera.noise, frame.shape).astype(np.float32)
+    pixels = np.clip(frame, 0, 255).astype(np.uint8)
+    ok, encoded = cv2.imencode(".jpg", pixels, [cv2.IMWRITE_JPEG_QUALITY, camera.jpeg_quality])
+    assert ok, "OpenCV could not encode a JPEG"
+    return np.asarray(cv2.imdecode(encoded, cv2.IMREAD_COLOR), np.uint8)
+
+
+#: Row distances from the centre, in pixels (the play rows sit between the pack and the hands).
+PLAY_ROW = 160.0
+HAND_ROW = 262.0
+#: The crib's distance to the side of the dealer's hand.
+CRIB_SIDE = 240.0
+
+
+def play_clip(
+    deck: Deck,
+    plays: Sequence[tuple[Seat, str]],
+    *,
+    seed: int = 0,
+    starter: str = "JD",
+    frames_per_card: int = 6,
+    camera: CameraConfig = CameraConfig(),
+) -> Clip:
+    """Two players (bottom, top) lay `plays` one card at a time, each into an overlapping row in
+    front of them. After each card the player's hand lingers over the rows for two frames."""
+    rng = np.random.default_rng([seed, 2])
+    light = _lighting(seed)
+    laid: dict[Seat, list[str]] = {"bottom": [], "top": []}
+    frames: list[Image] = []
+    for step in range(len(plays) + 1):
+        table = _Table(deck, camera.glyph)
+        table.pack_with_starter(starter)
+        for seat, codes in laid.items():
+            if codes:
+                spots = table.row_spots(seat, 4, PLAY_ROW, 0.5)[: len(codes)]
+                for code, (x, y, angle) in zip(codes, spots, strict=True):
+                    table.put(code, (x, y), angle)
+        rendered = _render(deck, table.placements, seed, camera.glyph)
+        for k in range(frames_per_card):
+            hand = None
+            if step and k < 2:  # the hand that just laid a card is still withdrawing
+                seat = plays[step - 1][0]
+                x, y, _ = table.row_spots(seat, 4, PLAY_ROW, 0.5)[len(laid[seat]) - 1]
+                reach = (x + rng.normal(0, 10), y + (50 if seat == "bottom" else -50) * (k + 1))
+                hand = (reach, seat == "bottom")
+            frames.append(_through_camera(rendered, light, rng, camera, hand))
+        if step < len(plays):
+            seat, code = plays[step]
+            laid[seat].append(code)
+    return Clip(tuple(frames), tuple((s, parse_card(c)) for s, c in plays))
+
+
+def show_clip(
+    deck: Deck,
+    hands: Mapping[Seat, Sequence[str]],
+    crib: Sequence[str],
+    starter: str,
+    *,
+    dealer: Seat = "bottom",
+    seed: int = 0,
+    frames: int = 8,
+    camera: CameraConfig = CameraConfig(),
+) -> Clip:
+    """The show: each hand spread in front of its player, the dealer's crib beside the dealer's
+    hand, the starter on the pack in the middle."""
+    rng = np.random.default_rng([seed, 3])
+    table = _Table(deck, camera.glyph)
+    table.pack_with_starter(starter)
+    for seat, codes in hands.items():
+        table.row(codes, seat, HAND_ROW, 0.6)
+    side = 1 if dealer == "bottom" else -1  # the crib lies to the dealer's right
+    angle = 0.0 if dealer == "bottom" else math.pi
+    for i, code in enumerate(crib):
+        x = FRAME / 2 + side * (CRIB_SIDE + (i - 1.5) * 0.32 * table.width)
+        table.put(code, (x, FRAME / 2 + side * PLAY_ROW * 0.93), angle)
+    rendered = _render(deck, table.placements, seed, camera.glyph)
+    light = _lighting(seed)
+    roles = {parse_card(c): Role("hand", seat) for seat, codes in hands.items() for c in codes}
+    roles |= {parse_card(c): Role("crib", dealer) for c in crib}
+    roles[parse_card(starter)] = Role("starter")
+    shots = tuple(_through_camera(rendered, light, rng, camera) for _ in range(frames))
+    return Clip(shots, roles=roles)

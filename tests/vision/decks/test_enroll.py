@@ -1,0 +1,366 @@
+"""Deck enrolment end to end on the small committed deck: shots rendered with
+`cribtrain.data.synth`.
+
+The flow tests read with a template matcher (clean upright renders), so they need no model;
+the tune itself is tested in test_tune.py (base reader from `models/` or `CRIBCAM_TEST_MODELS`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import re
+import shutil
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from cribtrain.data.synth import (
+    Deck,
+    Placement,
+    SynthConfig,
+    _affine,
+    load_decks,
+    make_scene,
+    scene_rng,
+)
+from cribtrain.fit import tune
+from cribtrain.fit.tune import TuneError, TuneSettings
+from tests.helpers import FIXTURES, REPO
+from vision.decks.enroll import (
+    EnrollmentError,
+    Shot,
+    crop_from_patch,
+    cut_patch,
+    propose,
+)
+from vision.decks.layout import RANKS, align_suit, reading_order
+from vision.decks.profiles import ProfileError, ProfileStore
+from vision.detection.detections import CLASS_NAMES
+
+FIXTURE = FIXTURES / "deck-standard"
+MODELS = Path(os.environ.get("CRIBCAM_TEST_MODELS", REPO / "models"))
+CLEAN = SynthConfig(size=640, effects=False, perspective=False, board=0.0)
+Image = npt.NDArray[np.uint8]
+
+
+@pytest.fixture(scope="module")
+def decks() -> list[Deck]:
+    return load_decks([FIXTURE])
+
+
+def layout(
+    decks: list[Deck], codes: list[str], seed: int = 3, touching: bool = False
+) -> tuple[Image, np.ndarray]:
+    """A shot of `codes` laid out upright, 5 to a row, in order; (BGR image, index boxes).
+    `touching` pushes the second card against the first."""
+    size = decks[0].size
+    centres = [(75.0 + 120 * (k % 5), 90.0 + 160 * (k // 5)) for k in range(len(codes))]
+    if touching:
+        centres[1] = (centres[0][0] + 86, centres[0][1] + 4)
+    places = [
+        Placement(0, code, True, _affine(size, centre, 120, 0))
+        for code, centre in zip(codes, centres, strict=True)
+    ]
+    scene = make_scene(decks, scene_rng(seed, 0), CLEAN, placements=places)
+    s = CLEAN.size
+    boxes = np.array(
+        [[(x - w / 2) * s, (y - h / 2) * s, (x + w / 2) * s, (y + h / 2) * s]
+         for _, x, y, w, h in scene.labels],
+        np.float32,
+    )  # fmt: skip
+    return np.ascontiguousarray(scene.image[..., ::-1]), boxes
+
+
+class Templates:
+    """A stand-in reader for clean upright renders: the nearest index crop of the deck."""
+
+    def __init__(self, decks: list[Deck]) -> None:
+        rows, labels = [], []
+        for suit in "CDHS":
+            cards = [rank + suit for rank in RANKS]
+            image, boxes = layout(decks, cards, seed=11)
+            for k, box in enumerate(boxes):  # two indices per card, in card order
+                rows.append(self._vector(crop_from_patch(cut_patch(image, box))))
+                labels.append(CLASS_NAMES.index(cards[k // 2]))
+        self.rows, self.labels = np.stack(rows), np.array(labels)
+
+    @staticmethod
+    def _vector(crop: Image) -> np.ndarray:
+        grey = crop.astype(np.float32).mean(axis=2)
+        grey -= grey.mean()
+        return (grey / (np.linalg.norm(grey) + 1e-6)).ravel()
+
+    def __call__(self, crops: Image) -> npt.NDArray[np.float32]:
+        out = np.full((len(crops), 52), 1e-4, np.float32)
+        for k, crop in enumerate(crops):
+            similarity = self.rows @ self._vector(crop)
+            out[k, self.labels[int(similarity.argmax())]] = 1.0
+        return out / out.sum(axis=1, keepdims=True)
+
+
+def uniform(crops: Image) -> npt.NDArray[np.float32]:
+    return np.full((len(crops), 52), 1 / 52, np.float32)
+
+
+def fixed(boxes: np.ndarray):  # type: ignore[no-untyped-def]
+    return lambda frame: boxes
+
+
+CLUBS = [rank + "C" for rank in RANKS]
+
+
+def test_reading_order_rows_then_columns() -> None:
+    centres = [(300.0, 12.0), (10.0, 205.0), (100.0, 8.0), (200.0, 195.0), (5.0, 0.0)]
+    assert reading_order(centres, row_gap=50) == [4, 2, 0, 1, 3]
+
+
+def test_alignment_lets_the_model_place_a_missing_card() -> None:
+    found = [c for c in CLUBS if c != "7C"]
+    sure = np.full((12, 52), 0.001, np.float32)
+    for k, card in enumerate(found):
+        sure[k, CLASS_NAMES.index(card)] = 0.95
+    assert align_suit(sure, "C") == found
+    assert align_suit(np.full((13, 52), 1 / 52), "C") == CLUBS  # no reading: the layout decides
+
+
+def test_enrolment_proposes_from_layout_and_model(decks: list[Deck]) -> None:
+    image, boxes = layout(decks, CLUBS)
+    enrollment = propose([Shot(image, "C")], fixed(boxes), Templates(decks))
+    assert [c.proposed for c in enrollment.candidates] == CLUBS
+    assert all(len(c.patches) == 2 and not c.flagged for c in enrollment.candidates)
+    assert enrollment.problems().ok and enrollment.expected == tuple(CLUBS)
+
+    guess = propose([Shot(image, "C")], fixed(boxes), uniform)  # unreadable deck: layout only
+    assert [c.proposed for c in guess.candidates] == CLUBS
+    assert all(c.flagged for c in guess.candidates)  # the player is asked to look at each
+
+
+def test_any_arrangement_uses_the_model_and_flags_unsure_cards(decks: list[Deck]) -> None:
+    cards = ["QH", "3S", "10D", "AC"]
+    image, boxes = layout(decks, cards)
+    enrollment = propose([Shot(image)], fixed(boxes), Templates(decks))
+    assert [c.proposed for c in enrollment.candidates] == cards
+    assert not any(c.flagged for c in enrollment.candidates)
+    assert len(enrollment.problems().missing) == 48
+    unread = propose([Shot(image)], fixed(boxes), uniform)
+    assert [c.flagged for c in unread.candidates] == [True] * 4
+
+
+def test_missing_card_is_pointed_out(decks: list[Deck]) -> None:
+    image, boxes = layout(decks, [c for c in CLUBS if c != "7C"])
+    enrollment = propose([Shot(image, "C")], fixed(boxes), Templates(decks))
+    assert enrollment.problems().missing == ("7C",)
+    assert [c.proposed for c in enrollment.candidates] == [c for c in CLUBS if c != "7C"]
+    assert len(enrollment.labelled()) == 12  # a lost card does not stop the tune
+
+
+def test_duplicate_is_pointed_out_and_must_be_resolved(decks: list[Deck]) -> None:
+    image, boxes = layout(decks, CLUBS)
+    enrollment = propose([Shot(image, "C")], fixed(boxes), Templates(decks))
+    enrollment.correct(2, "ac")
+    problems = enrollment.problems()
+    assert problems.duplicates == {"AC": (1, 2)} and problems.missing == ("2C",)
+    with pytest.raises(EnrollmentError, match="AC appears 2 times"):
+        enrollment.labelled()
+    enrollment.correct(2, "2C")
+    enrollment.correct(13, None)  # "not a card"
+    assert enrollment.problems().missing == ("KC",)
+    with pytest.raises(EnrollmentError):
+        enrollment.correct(1, "ZZ")
+
+
+def test_grouping_without_card_outlines_pairs_by_distance(decks: list[Deck]) -> None:
+    """On a white table no outline shows: indices pair at the distance learnt from the ones the
+    model reads alike."""
+    image, boxes = layout(decks, CLUBS[:10])
+    grey = image.astype(int)
+    wood = (grey.max(axis=2) - grey.min(axis=2) > 40) & (grey.min(axis=2) < 120)
+    image[wood] = 255  # the table turned white: the cards' outlines vanish
+    enrollment = propose([Shot(image, "C")], fixed(boxes), Templates(decks))
+    assert [len(c.boxes) for c in enrollment.candidates] == [2] * 10
+
+
+def test_a_pool_of_light_over_two_cards_is_not_one_card(decks: list[Deck]) -> None:
+    """A lamp lights the cloth around the last two cards of a column and the rest lies in
+    shade: the one bright blob holds four indices, but it is no card's shape."""
+    image, boxes = layout(decks, CLUBS[:10])
+    grey = image.astype(int)
+    wood = (grey.max(axis=2) - grey.min(axis=2) > 40) & (grey.min(axis=2) < 120)
+    pool = np.zeros(image.shape[:2], np.uint8)
+    cv2.ellipse(pool, (555, 170), (75, 190), 0, 0, 360, 1, -1)
+    lit = pool.astype(bool)
+    image[~lit] = (image[~lit] * 0.35).astype(np.uint8)
+    image[lit & wood] = 235
+    enrollment = propose([Shot(image, "C")], fixed(boxes), Templates(decks))
+    assert [len(c.boxes) for c in enrollment.candidates] == [2] * 10
+    assert [c.proposed for c in enrollment.candidates] == CLUBS[:10]
+
+
+def test_touching_cards_are_not_taken_for_one(decks: list[Deck]) -> None:
+    image, boxes = layout(decks, CLUBS[:7], touching=True)
+    enrollment = propose([Shot(image, "C")], fixed(boxes), uniform)
+    assert [len(c.boxes) for c in enrollment.candidates] == [2] * 7
+    assert [c.proposed for c in enrollment.candidates] == CLUBS[:7]
+
+
+def test_two_cards_on_a_pale_mat_are_not_one_card_when_few_outlines_show(
+    decks: list[Deck],
+) -> None:
+    """Three cards, the last two on a pale mat as bright as they are: the mat's blob holds
+    four indices and has a card's shape. With so few outlines the lone card, not the median
+    of all blobs, must set the size a card has."""
+    image, boxes = layout(decks, CLUBS[:3])
+    grey = image.astype(int)
+    wood = (grey.max(axis=2) - grey.min(axis=2) > 40) & (grey.min(axis=2) < 120)
+    mat = np.zeros(wood.shape, bool)
+    mat[26:154, 148:362] = True
+    image[wood & mat] = 250
+    enrollment = propose([Shot(image, "C")], fixed(boxes), uniform)
+    assert [len(c.boxes) for c in enrollment.candidates] == [2] * 3
+
+
+def test_a_deck_printing_four_corners_on_a_pale_table_makes_one_card_of_each(
+    decks: list[Deck],
+) -> None:
+    """No outline shows, and pairing alone joins two corners of a card and then the other two:
+    both pairs read as the same card and span one card, so they are one card of four indices."""
+    image, boxes = layout(decks, CLUBS[:5])
+    grey = image.astype(int)
+    wood = (grey.max(axis=2) - grey.min(axis=2) > 40) & (grey.min(axis=2) < 120)
+    image[wood] = 255
+    four = []
+    for top, bottom in boxes.reshape(-1, 2, 4):  # each card's two printed corners...
+        cx = (top[0] + bottom[2]) / 2
+        mirrored = [[2 * cx - b[2], b[1], 2 * cx - b[0], b[3]] for b in (top, bottom)]
+        four += [top, bottom, *mirrored]  # ...and the two a four-corner deck adds
+    corners = np.array(four, np.float32)
+    cards = [CLASS_NAMES.index(card) for card in CLUBS[:5] for _ in range(4)]
+
+    def read(crops: Image) -> npt.NDArray[np.float32]:
+        out = np.full((len(crops), 52), 1e-4, np.float32)
+        out[np.arange(len(crops)), cards] = 1.0
+        return out
+
+    enrollment = propose([Shot(image, "C")], fixed(corners), read)
+    assert [len(c.boxes) for c in enrollment.candidates] == [4] * 5
+    assert [c.proposed for c in enrollment.candidates] == CLUBS[:5]
+
+
+def test_profile_store_lists_chooses_renames_deletes(tmp_path: Path) -> None:
+    store = ProfileStore(tmp_path)
+    staged = store.staging("kitchen", copy_current=False)
+    store.commit(staged, {"name": "kitchen", "crops": []})
+    assert store.names() == ["kitchen"] and store.active() is None
+    store.use("kitchen")
+    assert store.active() == "kitchen"
+    store.rename("kitchen", "Kitchen deck")
+    assert store.names() == ["Kitchen deck"] and store.active() == "Kitchen deck"
+    patch = np.zeros((160, 160, 3), np.uint8)
+    relative = store.add_correction("Kitchen deck", patch, "QH")
+    assert (tmp_path / "Kitchen deck" / relative).exists()
+    assert store.get("Kitchen deck").crops()[-1]["source"] == "game"
+    with pytest.raises(ProfileError):
+        store.reader_for("Kitchen deck")  # never tuned
+    for bad in ("", "../x", "base", " pad"):
+        with pytest.raises(ProfileError):
+            store.staging(bad, copy_current=False)
+    store.delete("Kitchen deck")
+    assert store.names() == [] and store.active() is None
+    assert [p.name for p in tmp_path.iterdir()] == []
+
+
+def test_staging_and_retired_folders_are_not_decks(tmp_path: Path) -> None:
+    """A tune's staging copy and a replaced profile not yet removed (a crash leaves them) hold a
+    profile.json, but they are no decks: not listed, and `cribcam deck list` still works."""
+    store = ProfileStore(tmp_path)
+    store.commit(store.staging("pub", copy_current=False), {"name": "pub", "crops": []})
+    staged = store.staging("pub", copy_current=True)  # a tune in progress, or one that crashed
+    retired = tmp_path / ".retired-pub-1"
+    shutil.copytree(tmp_path / "pub", retired)
+    assert (staged / "profile.json").exists() and (retired / "profile.json").exists()
+    assert store.names() == ["pub"]
+    listed = deck_cli(tmp_path)("deck", "list")
+    assert listed.startswith("  pub  (tuned ?") and "staging" not in listed
+    assert "retired" not in listed and "* base model" in listed
+
+
+def test_the_active_marker_cannot_name_a_deck(tmp_path: Path) -> None:
+    store = ProfileStore(tmp_path)
+    store.commit(store.staging("pub", copy_current=False), {"name": "pub", "crops": []})
+    store.use("pub")
+    for name in ("active", "Active"):  # a case-insensitive disk makes them one
+        with pytest.raises(ProfileError, match=f"{name!r} cannot name a deck: .* 'active'"):
+            store.staging(name, copy_current=False)
+        with pytest.raises(ProfileError, match="cannot name a deck"):
+            store.rename("pub", name)
+        with pytest.raises(ProfileError, match="cannot name a deck"):
+            store.exists(name)
+    assert store.names() == ["pub"] and store.active() == "pub"
+    assert (tmp_path / "active").read_text() == "pub\n"
+
+
+def test_tuning_without_the_train_extra_says_how_to_install_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "cribtrain.fit.train", None)  # its import fails, as without it
+    with pytest.raises(
+        TuneError, match=re.escape('needs the train extra: pip install -e ".[train]"')
+    ):
+        tune._train(tmp_path, tmp_path / "reader.pt", 1.0, TuneSettings(), None, None)
+
+
+def deck_cli(root: Path) -> Callable[..., str]:
+    """`cribcam deck ...` on the decks in `root`: what it printed (it must succeed)."""
+    from cribcam.commands import decks as enroll_cli
+
+    parser = argparse.ArgumentParser()
+    enroll_cli.register(parser.add_subparsers(dest="command"))
+
+    def run(*argv: str) -> str:
+        args = parser.parse_args([*argv, "--decks", str(root)])
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert args.run(args) == 0
+        return out.getvalue()
+
+    return run
+
+
+def test_deck_cli_lists_and_chooses(tmp_path: Path) -> None:
+    store = ProfileStore(tmp_path)
+    store.commit(store.staging("pub", copy_current=False), {"name": "pub", "crops": []})
+    run = deck_cli(tmp_path)
+
+    assert "* base model" in run("deck", "list")
+    run("deck", "use", "pub")
+    assert run("deck", "list").startswith("* pub")
+    photo = tmp_path / "photo.png"
+    cv2.imwrite(str(photo), np.full((200, 200, 3), 200, np.uint8))
+    assert "folds it in" in run(
+        "deck", "correct", str(photo), "qh", "--box", "10", "10", "22", "40"
+    )
+    assert [c["card"] for c in store.get("pub").crops()] == ["QH"]
+    run("deck", "rename", "pub", "club")
+    run("deck", "use", "--base")
+    run("deck", "delete", "club")
+    assert store.names() == []
+
+
+def test_a_tune_budget_under_a_minute_is_refused_as_the_command_line_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cribcam.cli import build_parser
+
+    for argv in (["deck", "tune", "pub"], ["enroll", "pub", str(tmp_path / "shot.png")]):
+        with pytest.raises(SystemExit):
+            build_parser().parse_args([*argv, "--budget", "10"])
+        assert "--budget: 10.0 is under 60" in capsys.readouterr().err
+    assert build_parser().parse_args(["deck", "tune", "pub", "--budget", "90.5"]).budget == 90.5

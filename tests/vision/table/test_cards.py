@@ -1,0 +1,186 @@
+"""Pairing corner indices into cards, and identity conflicts."""
+
+from __future__ import annotations
+
+import pytest
+
+from scorer.cards import parse_card
+from tests.tabletop import card_detections, row_detections, table, without_corners
+from vision.detection.detections import Detections, class_of_card
+from vision.reading import SMALL_INDEX_PX, frame_json
+from vision.table.cards import PairingConfig, cards_from_detections
+
+
+def test_two_corners_make_one_card_at_its_centre() -> None:
+    seen = cards_from_detections(table([card_detections("7H", (300, 200), score=0.8)]))
+    assert [str(c.card) for c in seen.cards] == ["7H"] and not seen.conflicts
+    card = seen.cards[0]
+    assert card.corners_seen == 2
+    assert card.centre == pytest.approx((300, 200))
+    assert card.confidence == pytest.approx(1 - 0.2 * 0.2)
+    assert card.glyph_size == pytest.approx(20)
+    x1, y1, x2, y2 = card.box
+    assert x1 < 300 - 30 and x2 > 300 + 30 and y1 < 200 - 45 and y2 > 200 + 45
+
+
+@pytest.mark.parametrize("rotation", [0, 1, 2, 3])
+def test_pairs_at_any_rotation_and_scale(rotation: int) -> None:
+    d = table([
+        card_detections("AS", (200, 200), 12, rotation=rotation),
+        card_detections("AD", (500, 300), 40, rotation=rotation),
+    ])  # fmt: skip
+    seen = cards_from_detections(d)
+    assert {str(c.card): c.corners_seen for c in seen.cards} == {"AS": 2, "AD": 2}
+
+
+@pytest.mark.parametrize("corners", ["tl tr bl br", "tl tr br", "tr bl"])
+@pytest.mark.parametrize("orientation", [True, False])
+def test_four_index_decks_make_one_card(corners: str, orientation: bool) -> None:
+    d = table([card_detections("KS", (300, 200), rotation=2, corners=corners),
+               card_detections("QH", (420, 200), corners="tl tr bl br")])  # fmt: skip
+    seen = cards_from_detections(d if orientation else without_corners(d))
+    assert {str(c.card): c.corners_seen for c in seen.cards} == {"KS": len(corners.split()),
+                                                                 "QH": 4}  # fmt: skip
+    assert not seen.conflicts
+    assert seen.by_card()[parse_card("KS")].centre == pytest.approx((300, 200))
+
+
+def test_a_misread_fourth_corner_is_not_a_second_card() -> None:
+    card = card_detections("KS", (300, 200), corners="tl tr bl br")
+    misread = Detections(card.boxes, card.scores, [class_of_card(parse_card("KS"))] * 3
+                         + [class_of_card(parse_card("AS"))])  # fmt: skip
+    beside = card_detections("AS", (600, 400), corners="tl")  # a real lone AS elsewhere stays
+    seen = cards_from_detections(table([misread]))
+    assert [str(c.card) for c in seen.cards] == ["KS"] and not seen.conflicts
+    seen = cards_from_detections(table([misread, beside]))
+    assert sorted(str(c.card) for c in seen.cards) == ["AS", "KS"] and not seen.conflicts
+    assert seen.by_card()[parse_card("AS")].centre == pytest.approx((600 - 33, 400 - 47))
+
+
+def test_five_indices_are_not_one_card() -> None:
+    # A fifth KS glyph in the middle of a four-index KS: within pairing reach of every corner.
+    card = card_detections("KS", (300, 200), corners="tl tr bl br")
+    middle = Detections([[294, 190, 306, 210]], [0.9], card.class_ids[:1])
+    seen = cards_from_detections(Detections.concatenate([without_corners(card), middle]))
+    assert len(seen.conflicts) == 1 and [str(c.card) for c in seen.cards] == ["KS"]
+
+
+def test_fanned_hand_is_seen_by_one_corner_per_card() -> None:
+    seen = cards_from_detections(table([row_detections(["2C", "3C", "4C", "5C"], (300, 400))]))
+    assert [c.corners_seen for c in sorted(seen.cards, key=lambda c: c.card)] == [1, 1, 1, 2]
+    assert not seen.conflicts
+
+
+def test_orientation_places_a_lone_corner_at_the_card_centre() -> None:
+    for rotation in range(4):
+        d = card_detections("9S", (400, 300), rotation=rotation, corners="br")
+        (card,) = cards_from_detections(d).cards
+        assert card.centre == pytest.approx((400, 300), abs=0.01)
+        (card,) = cards_from_detections(without_corners(d)).cards
+        assert card.centre != pytest.approx((400, 300), abs=10)  # only the index centre
+
+
+def test_same_card_far_apart_is_a_conflict_not_two_cards() -> None:
+    d = table([card_detections("QH", (200, 200)), card_detections("QH", (800, 500))])
+    seen = cards_from_detections(d)
+    assert seen.cards == ()
+    (conflict,) = seen.conflicts
+    assert conflict.card == parse_card("QH") and len(conflict.places) == 2
+    assert len(conflict.detections) == 4
+
+
+def test_whole_card_wins_over_a_stray_index_but_is_reported() -> None:
+    d = table([card_detections("QH", (200, 200)), card_detections("QH", (800, 500), corners="tl")])
+    seen = cards_from_detections(d)
+    assert [str(c.card) for c in seen.cards] == ["QH"]
+    assert seen.cards[0].centre == pytest.approx((200, 200))
+    assert len(seen.conflicts) == 1 and "whole card" in seen.conflicts[0].reason
+
+
+@pytest.mark.parametrize(
+    ("sure", "doubtful", "keep_at", "kept"),
+    [
+        (0.999, 0.86, 0.5, True),  # the sure one is the card with chance 999 / 1006.1 = 0.99
+        (0.95, 0.9, 0.5, True),  # 19 / (1 + 19 + 9) = 0.66
+        (0.95, 0.9, 0.7, False),
+        (0.9, 0.9, 0.5, False),  # alike: 9 / 19, neither
+    ],
+)
+def test_a_conflict_keeps_the_card_where_it_is_likelier_than_not(
+    sure: float, doubtful: float, keep_at: float, kept: bool
+) -> None:
+    d = table([card_detections("KS", (200, 200), corners="tl", score=sure),
+               card_detections("KS", (800, 500), corners="tl", score=doubtful)])  # fmt: skip
+    seen = cards_from_detections(d, PairingConfig(min_score=0.5, conflict_keep=keep_at))
+    (conflict,) = seen.conflicts
+    assert len(conflict.places) == 2
+    if kept:
+        assert [(str(c.card), pytest.approx(c.confidence)) for c in seen.cards] == [("KS", sure)]
+        assert seen.cards[0].box[0] < 400 and "kept the surest" in conflict.reason
+    else:
+        assert seen.cards == () and "kept" not in conflict.reason
+
+
+def test_two_lone_indices_too_close_or_far_for_one_card_conflict() -> None:
+    near = table([card_detections("8D", (200, 200), corners="tl"),
+                  card_detections("8D", (220, 200), corners="tl")])  # fmt: skip
+    assert len(cards_from_detections(near).conflicts) == 1
+    assert cards_from_detections(near).cards == ()
+
+
+@pytest.mark.parametrize("half_width", [24, 21])
+def test_a_narrow_four_index_card_is_one_card(half_width: int) -> None:
+    # Rendered Dondorf: 20-px indices whose left and right centres lie 2.4 index sizes apart,
+    # 2.1 where a tilted camera foreshortens the card's width (the held-out 1280-px scenes).
+    centres = [(x * half_width, y * 36) for y in (-1, 1) for x in (-1, 1)]
+    boxes = [[100 + x - 4, 100 + y - 10, 100 + x + 4, 100 + y + 10] for x, y in centres]
+    seen = cards_from_detections(Detections(boxes, [0.9, 0.85, 0.5, 0.45], [14] * 4))
+    assert [(str(c.card), c.corners_seen) for c in seen.cards] == [("2D", 4)]
+    assert not seen.conflicts
+
+
+def test_duplicate_readings_of_one_glyph_are_merged() -> None:
+    d = table([card_detections("6H", (300, 300), score=0.9)])
+    misread = Detections(d.boxes[:1] + 1, [0.5], [d.class_ids[0] + 3])  # 9H at the same spot
+    echo = Detections(d.boxes[:1] + 3, [0.6], d.class_ids[:1])  # same class, shifted box
+    seen = cards_from_detections(Detections.concatenate([d, misread, echo]))
+    assert [str(c.card) for c in seen.cards] == ["6H"] and not seen.conflicts
+    assert seen.cards[0].corners_seen == 2
+
+
+def test_low_scores_and_unknown_classes_are_set_aside() -> None:
+    d = table([card_detections("6H", (300, 300), score=0.1)])
+    assert cards_from_detections(d).cards == ()
+    assert cards_from_detections(d, PairingConfig(min_score=0.05)).cards != ()
+    unknown = card_detections("6H", (300, 300), class_id=-1)
+    seen = cards_from_detections(unknown)
+    assert seen.cards == () and len(seen.unread) == 2
+
+
+def test_glyphs_of_very_different_size_are_not_one_card() -> None:
+    small = card_detections("JC", (200, 200), 10, corners="tl")
+    big = card_detections("JC", (200, 200), 40, corners="br")
+    seen = cards_from_detections(table([small, big]))
+    assert seen.cards == () and len(seen.conflicts) == 1
+
+
+def test_empty_frame() -> None:
+    seen = cards_from_detections(Detections.empty())
+    assert seen.cards == () and seen.conflicts == () and seen.by_card() == {}
+    assert seen.index_px is None
+    answer = frame_json("empty.jpg", seen)
+    assert answer["cards"] == [] and answer["index_px"] is None and not answer["small_indices"]
+    assert answer["cut_at_edge"] is False
+
+
+@pytest.mark.parametrize("g", [12.0, SMALL_INDEX_PX - 1.0, float(SMALL_INDEX_PX), 40.0])
+def test_a_frame_tells_its_cards_median_index_size_and_whether_it_is_small(g: float) -> None:
+    """A camera too far away, or of too low a resolution, gives indices few pixels."""
+    hand = row_detections(["5H", "6C", "7D"], (300, 300), g)
+    lone = card_detections("KS", (600, 300), 3 * g)  # one larger card moves no median
+    seen = cards_from_detections(table([hand, lone]))
+    assert len(seen.cards) == 4
+    assert seen.index_px == pytest.approx(g)
+    answer = frame_json("table.jpg", seen)
+    assert answer["index_px"] == pytest.approx(g, abs=0.05)
+    assert answer["small_indices"] is (g < SMALL_INDEX_PX)

@@ -1,0 +1,190 @@
+"""Temporal smoothing: acceptance, occlusion, identity votes, and the play events of a game."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from scorer.cards import DECK, parse_card
+from tests.tabletop import card_detections, row_detections, table
+from vision.detection.detections import Detections, class_of_card
+from vision.table.cards import cards_from_detections
+from vision.table.roles import TableLayout
+from vision.table.smoothing import SmoothingConfig, TableSmoother
+
+SIZE = (1280, 720)
+TWO = TableLayout(["bottom", "top"])
+
+
+def feed(smoother: TableSmoother, detections: Detections, **kw: object):  # type: ignore[no-untyped-def]
+    return smoother.update(cards_from_detections(detections), SIZE, **kw)  # type: ignore[arg-type]
+
+
+def play_row(seat: str, cards: list[str]) -> Detections:
+    if seat == "bottom":
+        return row_detections(cards, (480, 490))
+    return row_detections(cards, (800, 230), rotation=2)
+
+
+def test_card_is_accepted_after_k_of_n_frames() -> None:
+    smoother = TableSmoother(TWO)
+    starter = table([card_detections("KC", (640, 360))])
+    frames = (starter, Detections.empty(), starter, starter)
+    seen = [feed(smoother, d).state.starter for d in frames]
+    assert seen[:3] == [None, None, None]  # two sightings are not enough
+    assert seen[3] is not None and seen[3].card == parse_card("KC")
+
+
+def test_glimpse_is_never_accepted() -> None:
+    smoother = TableSmoother(TWO)
+    glimpse = table([card_detections("KC", (640, 360))])
+    for d in [glimpse, Detections.empty(), Detections.empty(), glimpse] + [Detections.empty()] * 8:
+        assert feed(smoother, d).state.starter is None
+
+
+def test_hand_passing_over_does_not_remove_cards_but_long_absence_does() -> None:
+    config = SmoothingConfig(remove_after=10)
+    smoother = TableSmoother(TWO, config=config)
+    row = table([play_row("bottom", ["5H", "6H"])])
+    for _ in range(4):
+        feed(smoother, row)
+    for _ in range(10):  # covered by a hand
+        state = feed(smoother, Detections.empty()).state
+        assert [c.card for c in state.seats["bottom"].play] == [parse_card("5H"), parse_card("6H")]
+    state = feed(smoother, Detections.empty()).state
+    assert state.seats["bottom"].play == ()
+
+
+def test_card_kept_through_a_gap_is_not_in_this_frame() -> None:
+    """Its boxes are where it was last seen: a correction must not cut this frame there."""
+    smoother = TableSmoother(TWO)
+    row = table([play_row("bottom", ["5H", "6H"])])
+    for _ in range(4):
+        seen = feed(smoother, row).state.seats["bottom"].play
+    assert [c.in_frame for c in seen] == [True, True]
+    kept = feed(smoother, Detections.empty()).state.seats["bottom"].play
+    assert [c.card for c in kept] == [parse_card("5H"), parse_card("6H")]
+    assert [c.in_frame for c in kept] == [False, False]
+    back = feed(smoother, row).state.seats["bottom"].play
+    assert [c.in_frame for c in back] == [True, True]
+
+
+def test_identity_flip_is_decided_by_vote() -> None:
+    smoother = TableSmoother(TWO)
+    six = table([play_row("bottom", ["6H"])])
+    nine = Detections(six.boxes, six.scores, [class_of_card(parse_card("9H"))] * len(six))
+    events = []
+    for i in range(12):
+        events += feed(smoother, nine if i % 3 == 1 else six).events
+    assert [str(e) for e in events] == ["bottom laid 6H"]
+    state = feed(smoother, six).state
+    assert [c.card for c in state.seats["bottom"].play] == [parse_card("6H")]
+
+
+def test_new_deal_lets_a_card_be_laid_again() -> None:
+    smoother = TableSmoother(TWO)
+    row = table([play_row("top", ["5D"])])
+    events = [e for _ in range(5) for e in feed(smoother, row).events]
+    smoother.new_deal()
+    events += [e for _ in range(5) for e in feed(smoother, row).events]
+    assert [str(e) for e in events] == ["top laid 5D", "top laid 5D"]
+
+
+def test_an_index_on_a_long_covered_corner_is_a_new_card_not_a_misread() -> None:
+    """Lately seen whole, a lone index on a card's other corner is that corner misread; once
+    the corner has been covered a while (a pegging row overlaps), it is the covering card's."""
+    smoother = TableSmoother(TWO)
+    whole = table([card_detections("6D", (640, 360))])
+    one_corner = table([card_detections("6D", (640, 360), corners="tl")])
+
+    def on_the_covered_corner(card: str) -> Detections:
+        lone = card_detections(card, (640, 360), corners="br")
+        return Detections.concatenate([one_corner, lone])
+
+    for _ in range(4):
+        feed(smoother, whole)
+    for _ in range(4):
+        assert set(feed(smoother, on_the_covered_corner("9C")).state.roles()) == {parse_card("6D")}
+    for _ in range(8):
+        feed(smoother, one_corner)
+    for _ in range(4):
+        state = feed(smoother, on_the_covered_corner("AS")).state
+    assert set(state.roles()) == {parse_card("6D"), parse_card("AS")}
+
+
+# A two-player play: top (non-dealer) leads; cards reach the rows one at a time.
+PLAYS = [
+    ("top", "10D"),
+    ("bottom", "5H"),
+    ("top", "6D"),
+    ("bottom", "JS"),
+    ("top", "4D"),
+    ("bottom", "3H"),
+    ("top", "AD"),
+    ("bottom", "2S"),
+]
+ON_TABLE = {parse_card(c) for _, c in PLAYS} | {parse_card("KC")}
+STRANGERS = [c for c in DECK if c not in ON_TABLE]
+
+
+def noisy(d: Detections, rng: np.random.Generator, shift: tuple[float, float]) -> Detections:
+    """Camera shake (global shift), jitter, dropped glyphs and rare misreads."""
+    keep = rng.random(len(d)) > 0.1
+    jitter = rng.normal(0, 1.0, (len(d), 2)).astype(np.float32)
+    boxes = d.boxes + np.hstack([jitter, jitter]) + np.asarray([*shift, *shift], np.float32)
+    ids = d.class_ids.copy()
+    misread = rng.random(len(d)) < 0.03
+    for i in np.flatnonzero(misread):
+        ids[i] = class_of_card(STRANGERS[rng.integers(len(STRANGERS))])
+    return Detections(boxes, d.scores, ids)[keep]
+
+
+def occluded(d: Detections, seat: str) -> Detections:
+    """A hand reaching from the seat's edge over its play row hides everything under it."""
+    y = d.centres[:, 1]
+    hidden = y > 380 if seat == "bottom" else y < 340
+    return d[~hidden]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_play_sequence_with_occlusion_and_shake_gives_ordered_events(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    smoother = TableSmoother(TWO)
+    rows: dict[str, list[str]] = {"bottom": [], "top": []}
+    events = []
+    shift = (0.0, 0.0)
+    for number, (seat, card) in enumerate(PLAYS):
+        rows[seat].append(card)
+        if number == 4:
+            shift = (15.0, -10.0)  # the phone is bumped
+        on_table = table(
+            [card_detections("KC", (640, 360)), *(play_row(s, r) for s, r in rows.items() if r)]
+        )
+        frames = [occluded(on_table, seat)] * int(rng.integers(2, 6)) + [on_table] * 6
+        if number == len(PLAYS) - 1:
+            frames += [on_table] * 4  # the camera keeps filming after the last card
+        for d in frames:
+            wobble = (shift[0] + rng.normal(0, 2), shift[1] + rng.normal(0, 2))
+            events += feed(smoother, noisy(d, rng, wobble), dealer="bottom").events
+    assert [(e.seat, str(e.card)) for e in events] == PLAYS
+    assert list(smoother.events) == events
+    state = feed(smoother, on_table.shifted(*shift)).state
+    assert state.starter is not None and str(state.starter.card) == "KC"
+    assert [str(c.card) for c in state.seats["top"].play] == [c for s, c in PLAYS if s == "top"]
+    assert [str(c.card) for c in state.seats["bottom"].play] == [
+        c for s, c in PLAYS if s == "bottom"
+    ]
+    assert not state.undecided
+
+
+def test_card_moved_from_visible_hand_to_play_row_is_laid_once() -> None:
+    smoother = TableSmoother(TWO)
+    hand = ["AS", "2S", "3S", "4S"]
+    events = []
+    for laid in range(3):
+        d = table([row_detections(hand[laid:], (560, 640)), play_row("bottom", hand[:laid])])
+        for _ in range(6):
+            events += feed(smoother, d).events
+    assert [str(e) for e in events] == ["bottom laid AS", "bottom laid 2S"]
+    state = feed(smoother, d).state
+    assert [str(c.card) for c in state.seats["bottom"].hand] == ["3S", "4S"]

@@ -1,0 +1,107 @@
+"""What a reader ONNX says about itself: its output columns in card-class order, and the ink
+of the deck it was tuned on.
+
+Ultralytics numbers a classifier's classes by its training folders sorted as text ("10C" before
+"2C"), not in the card-class order the rest of the pipeline uses (AC..KC, AD..KS). The exported
+ONNX keeps the names in its metadata; this module reads them once so every caller can put the
+columns back in card-class order. A deck tune also records there whether that deck prints its
+indices dark on a light face or light on a dark one (`INK_KEY`). A reader may also have learnt a
+53rd class, `NOT_AN_INDEX`, for what stage 1 boxes that is no index (pips, card art, keys).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from vision.detection.detections import CLASS_NAMES
+
+#: Metadata key a deck tune writes: "dark" (dark ink on a light face) or "light".
+INK_KEY = "cribcam_ink"
+INKS = ("dark", "light")
+#: Metadata key of the margin a reader learnt its crops at (`vision.detection.crops.crop_index`),
+#: where it
+#: is not the app's `READ_MARGIN`: the small-index reader reads the card around the index too.
+MARGIN_KEY = "cribcam_crop_margin"
+#: The class a reader trained on stage 1's false boxes gives what is not a corner index. Its
+#: folder name sorts after every card's, so the 52 card columns keep their places.
+NOT_AN_INDEX = "none"
+
+
+@dataclass(frozen=True)
+class ReaderInfo:
+    """`columns`: the output column of each card class; `ink`: the tuned deck's ink, None for a
+    reader that knows no one deck (the base reader); `none_column`: the output column of
+    `NOT_AN_INDEX`, None for a reader of the 52 cards only; `margin`: the crop margin it
+    learnt (`MARGIN_KEY`), None for the app's own."""
+
+    columns: npt.NDArray[np.int64]
+    ink: str | None
+    none_column: int | None = None
+    margin: float | None = None
+
+    @property
+    def read_columns(self) -> npt.NDArray[np.int64]:
+        """The card columns, then the "not an index" one where the reader has it."""
+        if self.none_column is None:
+            return self.columns
+        return np.append(self.columns, self.none_column)
+
+
+def reader_info(path: Path) -> ReaderInfo:
+    metadata = _metadata(path)
+    ink = metadata.get(INK_KEY)
+    names = _names(metadata.get("names")) or {}
+    none = [index for index, name in names.items() if name == NOT_AN_INDEX]
+    info = ReaderInfo(_columns(names), ink if ink in INKS else None, none[0] if none else None)
+    return replace(info, margin=_margin(metadata.get(MARGIN_KEY)))
+
+
+def _margin(text: str | None) -> float | None:
+    try:
+        margin = float(text) if text else None
+    except ValueError:
+        return None
+    return margin if margin is not None and 0 <= margin <= 2 else None
+
+
+def reader_columns(path: Path) -> npt.NDArray[np.int64]:
+    """Column of the model's output for each card class (`probs[:, columns]` is in class order).
+
+    Models without usable `names` metadata are taken to be in class order already.
+    """
+    return reader_info(path).columns
+
+
+def _columns(names: dict[int, str]) -> npt.NDArray[np.int64]:
+    identity = np.arange(len(CLASS_NAMES), dtype=np.int64)
+    cards = {index: name for index, name in names.items() if name != NOT_AN_INDEX}
+    if sorted(cards.values()) != sorted(CLASS_NAMES):
+        return identity
+    column = {name: index for index, name in cards.items()}
+    return np.array([column[name] for name in CLASS_NAMES], dtype=np.int64)
+
+
+def _metadata(path: Path) -> dict[str, str]:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    return dict(session.get_modelmeta().custom_metadata_map)
+
+
+def _names(text: str | None) -> dict[int, str] | None:
+    if not text:
+        return None
+    try:
+        names = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return None
+    if not isinstance(names, dict):
+        return None
+    return {int(k): str(v) for k, v in names.items()}

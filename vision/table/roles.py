@@ -1,0 +1,278 @@
+"""Assign the cards of one frame to table roles: hands, play rows, starter, crib.
+
+The camera looks down on the table; each player sits at one edge of the frame (set once per
+table with `TableLayout`). Cards laid together form groups, found by proximity measured in
+index sizes so that the same rules work at any camera distance. Each group is then placed by
+where it lies, in coordinates normalised to the frame (centre 0, edges ±1):
+
+- near the frame centre, a lone card is the starter (it may lie on the face-down pack);
+- otherwise the group belongs to the seat whose edge it is clearly nearest: near that edge it
+  is the seat's hand, further in (between hand and centre) it is the seat's play row;
+- a group of exactly 4 cards beside the dealer (off to the side of the dealer's axis) is the
+  crib. Convention: the crib is put to one side of the dealer, not in front.
+
+Whatever does not fit one role (a group between two seats, two groups in one zone, a crowd in
+the centre, a side group when the dealer is unknown) goes to ``undecided`` with the reason: the
+caller shows it to the players instead of scoring a guess.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, get_args
+
+from scorer.cards import Card
+from vision.errors import InvalidLayoutError
+from vision.table.cards import Conflict, FrameCards, SeenCard
+
+Seat = Literal["bottom", "left", "top", "right"]
+SEATS: tuple[Seat, ...] = get_args(Seat)
+RoleKind = Literal["hand", "play", "starter", "crib", "undecided"]
+
+
+@dataclass(frozen=True)
+class TableLayout:
+    """Where the 2, 3 or 4 players sit, as frame edges, in order of play (clockwise)."""
+
+    seats: tuple[Seat, ...]
+
+    def __init__(self, seats: Iterable[str]) -> None:
+        chosen = tuple(seats)
+        unknown = [s for s in chosen if s not in SEATS]
+        if unknown:
+            raise InvalidLayoutError(f"unknown seat(s) {unknown}: use {', '.join(SEATS)}")
+        if len(set(chosen)) != len(chosen):
+            raise InvalidLayoutError(f"seats {list(chosen)} name a seat twice")
+        if not 2 <= len(chosen) <= 4:
+            raise InvalidLayoutError(f"{len(chosen)} seats: cribbage needs 2, 3 or 4")
+        object.__setattr__(self, "seats", chosen)
+
+
+@dataclass(frozen=True)
+class RoleZones:
+    """Thresholds. Link distances are in index sizes; positions are normalised frame units."""
+
+    #: Two cards are in one group if their centres are this close...
+    link_centre: float = 5.0
+    #: ...or any index of one is this close to an index of the other (overlapping cards).
+    link_glyph: float = 2.5
+    #: Groups whose centre lies within this radius of the frame centre are "centre" groups.
+    centre_radius: float = 0.2
+    #: A group belongs to a seat if it is at least this far from the centre towards its edge...
+    seat_min: float = 0.15
+    #: ...and at most ``1 - seat_ratio`` of that towards any other seat's edge (within ~35° of
+    #: the seat's axis for 0.3); groups in the corners between two seats are undecided.
+    seat_ratio: float = 0.3
+    #: From this far towards the edge on, a seat's group is its hand; before, its play row.
+    hand_edge: float = 0.6
+    #: A 4-card group of the dealer this far to the side (across the dealer's axis) is the crib.
+    crib_lateral: float = 0.45
+    #: Largest plausible hand (6 dealt in a 2-player game) and play row.
+    max_hand: int = 6
+    max_play: int = 4
+
+
+#: The default thresholds (a module-level value so that other modules can use it as a default).
+DEFAULT_ZONES = RoleZones()
+
+
+@dataclass(frozen=True)
+class Role:
+    kind: RoleKind
+    seat: Seat | None = None
+
+    def __str__(self) -> str:
+        return self.kind if self.seat is None else f"{self.kind}:{self.seat}"
+
+
+@dataclass(frozen=True)
+class SeatCards:
+    """One seat's cards, each row ordered left to right as the player sees it."""
+
+    hand: tuple[SeenCard, ...] = ()
+    play: tuple[SeenCard, ...] = ()
+
+
+@dataclass(frozen=True)
+class Undecided:
+    cards: tuple[SeenCard, ...]
+    reason: str
+
+
+@dataclass(frozen=True)
+class TableState:
+    """Every card of a frame in exactly one role, or undecided with a reason."""
+
+    layout: TableLayout
+    seats: Mapping[Seat, SeatCards]
+    starter: SeenCard | None = None
+    crib: tuple[SeenCard, ...] = ()
+    crib_seat: Seat | None = None
+    undecided: tuple[Undecided, ...] = ()
+    conflicts: tuple[Conflict, ...] = field(default=())
+
+    def roles(self) -> dict[Card, Role]:
+        """Each card's role, e.g. ``{Card('5H'): Role('hand', 'bottom')}``."""
+        out: dict[Card, Role] = {}
+        for seat, cards in self.seats.items():
+            out |= {c.card: Role("hand", seat) for c in cards.hand}
+            out |= {c.card: Role("play", seat) for c in cards.play}
+        if self.starter is not None:
+            out[self.starter.card] = Role("starter")
+        out |= {c.card: Role("crib", self.crib_seat) for c in self.crib}
+        out |= {c.card: Role("undecided") for u in self.undecided for c in u.cards}
+        return out
+
+
+def find_groups(
+    cards: Sequence[SeenCard], zones: RoleZones = DEFAULT_ZONES
+) -> list[list[SeenCard]]:
+    """Cards laid out together: single-linkage clusters by centre or index proximity."""
+    parent = list(range(len(cards)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, a in enumerate(cards):
+        for j in range(i + 1, len(cards)):
+            if _linked(a, cards[j], zones):
+                parent[root(i)] = root(j)
+    groups: dict[int, list[SeenCard]] = {}
+    for i, card in enumerate(cards):
+        groups.setdefault(root(i), []).append(card)
+    return list(groups.values())
+
+
+def _linked(a: SeenCard, b: SeenCard, zones: RoleZones) -> bool:
+    g = (a.glyph_size + b.glyph_size) / 2
+    if math.dist(a.centre, b.centre) <= zones.link_centre * g:
+        return True
+    return any(
+        math.dist(p, q) <= zones.link_glyph * g
+        for p in a.detections.centres.tolist()
+        for q in b.detections.centres.tolist()
+    )
+
+
+def assign_roles(
+    frame: FrameCards,
+    layout: TableLayout,
+    frame_size: tuple[int, int],
+    *,
+    dealer: Seat | None = None,
+    zones: RoleZones = DEFAULT_ZONES,
+) -> TableState:
+    """Place every card of ``frame`` (a ``width, height`` image) in a role or in undecided."""
+    width, height = frame_size
+    if width <= 0 or height <= 0:
+        raise InvalidLayoutError(f"frame size {width}×{height} is not positive")
+    if dealer is not None and dealer not in layout.seats:
+        raise InvalidLayoutError(f"dealer {dealer!r} is not one of the seats {layout.seats}")
+    undecided: list[Undecided] = []
+    starters: list[list[SeenCard]] = []
+    cribs: list[list[SeenCard]] = []
+    zoned: dict[tuple[Seat, str], list[list[SeenCard]]] = {}
+    for group in find_groups(frame.cards, zones):
+        u = sum(c.centre[0] for c in group) / len(group) / (width / 2) - 1
+        v = sum(c.centre[1] for c in group) / len(group) / (height / 2) - 1
+        if math.hypot(u, v) < zones.centre_radius:
+            if len(group) == 1:
+                starters.append(group)
+            else:
+                undecided.append(Undecided(_ordered(group), f"{len(group)} cards in the centre"))
+            continue
+        ranked = sorted(layout.seats, key=lambda s: -_along(s, u, v))
+        best = ranked[0]
+        if dealer is not None and len(group) == 4 and _beside(dealer, u, v, layout, zones):
+            cribs.append(group)
+            continue
+        if _along(best, u, v) < zones.seat_min:
+            undecided.append(Undecided(_ordered(group), "not in front of any seat"))
+            continue
+        if _along(ranked[1], u, v) > (1 - zones.seat_ratio) * _along(best, u, v):
+            reason = f"between seats {best} and {ranked[1]}"
+            undecided.append(Undecided(_ordered(group), reason))
+            continue
+        if len(group) == 4 and dealer is None and abs(_lateral(best, u, v)) >= zones.crib_lateral:
+            reason = f"4 cards beside seat {best}: the crib? dealer not set"
+            undecided.append(Undecided(_ordered(group), reason))
+            continue
+        zone = "hand" if _along(best, u, v) >= zones.hand_edge else "play"
+        zoned.setdefault((best, zone), []).append(group)
+
+    seats: dict[Seat, SeatCards] = {}
+    for seat in layout.seats:
+        rows: dict[str, tuple[SeenCard, ...]] = {}
+        for zone, limit in (("hand", zones.max_hand), ("play", zones.max_play)):
+            groups = zoned.get((seat, zone), [])
+            if len(groups) == 1 and len(groups[0]) <= limit:
+                rows[zone] = _ordered(groups[0], seat, width, height)
+            elif len(groups) == 1:
+                reason = f"{len(groups[0])} cards in seat {seat}'s {zone} zone (at most {limit})"
+                undecided.append(Undecided(_ordered(groups[0]), reason))
+            elif groups:
+                reason = f"{len(groups)} separate groups in seat {seat}'s {zone} zone"
+                undecided.extend(Undecided(_ordered(g), reason) for g in groups)
+        seats[seat] = SeatCards(rows.get("hand", ()), rows.get("play", ()))
+
+    starter = None
+    if len(starters) == 1:
+        starter = starters[0][0]
+    elif starters:
+        undecided.extend(
+            Undecided(tuple(s), f"{len(starters)} lone cards in the centre") for s in starters
+        )
+    crib: tuple[SeenCard, ...] = ()
+    if len(cribs) == 1:
+        crib = _ordered(cribs[0])
+    elif cribs:
+        undecided.extend(
+            Undecided(_ordered(c), f"{len(cribs)} groups of 4 beside the dealer") for c in cribs
+        )
+    return TableState(
+        layout,
+        seats,
+        starter,
+        crib,
+        dealer if crib else None,
+        tuple(undecided),
+        frame.conflicts,
+    )
+
+
+def _along(seat: Seat, u: float, v: float) -> float:
+    """How far from the centre towards the seat's edge: 0 at the centre line, 1 at the edge."""
+    return {"bottom": v, "top": -v, "left": -u, "right": u}[seat]
+
+
+def _lateral(seat: Seat, u: float, v: float) -> float:
+    """Position across the seat's axis, positive on the player's right."""
+    return {"bottom": u, "top": -u, "left": v, "right": -v}[seat]
+
+
+def _beside(dealer: Seat, u: float, v: float, layout: TableLayout, zones: RoleZones) -> bool:
+    """In the dealer's half, off to the side, and not clearly in front of another seat."""
+    along = _along(dealer, u, v)
+    if along < zones.seat_min or abs(_lateral(dealer, u, v)) < zones.crib_lateral:
+        return False
+    return all(
+        along > (1 - zones.seat_ratio) * _along(other, u, v)
+        for other in layout.seats
+        if other != dealer
+    )
+
+
+def _ordered(
+    group: Sequence[SeenCard], seat: Seat = "bottom", width: int = 2, height: int = 2
+) -> tuple[SeenCard, ...]:
+    """Cards left to right as the seat's player sees them (by x when no seat is given)."""
+
+    def key(c: SeenCard) -> float:
+        return _lateral(seat, c.centre[0] / (width / 2) - 1, c.centre[1] / (height / 2) - 1)
+
+    return tuple(sorted(group, key=key))

@@ -1,0 +1,364 @@
+"""Temporal smoothing: a stable table from noisy frames, and the play events it implies.
+
+One frame is not to be trusted: a hand passes over the cards, a glyph is misread, the phone
+shakes. `TableSmoother` keeps one *track* per spot on the table and
+
+- accepts a card only after it is seen in ``accept_hits`` of the last ``window`` frames;
+- keeps an accepted card through a short absence (a hand passing over): removal needs
+  ``remove_after`` consecutive missed frames;
+- decides a spot's identity by majority vote over its recent readings (a 6H/9H flip);
+- follows camera shake by estimating each frame's global shift from cards matched by identity;
+- emits a `PlayEvent` ("seat S laid card C") once per card and deal, when a card with a stable
+  identity has sat in a seat's play row for ``play_confirm`` frames, in the order the cards
+  reached the rows.
+
+Sightings are matched to tracks by identity first (a deck holds each card once, so the same
+identity is the same card even when it jumps because a corner got covered), then by position.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import Counter, deque
+from dataclasses import dataclass, field
+
+from scorer.cards import Card
+from vision.detection.detections import Detections
+from vision.table.cards import Conflict, FrameCards, SeenCard
+from vision.table.roles import DEFAULT_ZONES, RoleZones, Seat, TableLayout, TableState, assign_roles
+
+
+@dataclass(frozen=True)
+class SmoothingConfig:
+    """Frame counts, and distances in index sizes."""
+
+    window: int = 5
+    accept_hits: int = 3
+    remove_after: int = 20
+    #: A track never accepted is forgotten after this many missed frames in a row.
+    drop_pending_after: int = 5
+    vote_window: int = 15
+    #: Share of the vote window the leading identity needs before it is reported as laid.
+    vote_share: float = 0.6
+    #: A sighting this close to where a track is expected is that track (same spot).
+    match_radius: float = 1.5
+    #: A lone index this close to a matched card's other corner is that corner misread...
+    same_spot: float = 1.0
+    #: ...while the card was seen whole within this many frames. Longer, that corner is
+    #: covered (a pegging row overlaps), and an index lying on it is the covering card's.
+    whole_memory: int = 5
+    #: A sighting of a track's identity this close to it is a plain update, not a move.
+    move_radius: float = 2.0
+    #: Weight of the newest position in the running average.
+    position_weight: float = 0.5
+    play_confirm: int = 2
+
+
+@dataclass(frozen=True)
+class PlayEvent:
+    """``seat`` laid ``card`` into its play row, noticed at ``frame`` (and ``timestamp``)."""
+
+    seat: Seat
+    card: Card
+    frame: int
+    timestamp: float | None = None
+
+    def __str__(self) -> str:
+        return f"{self.seat} laid {self.card}"
+
+
+@dataclass(frozen=True)
+class SmoothedFrame:
+    frame: int
+    state: TableState
+    events: tuple[PlayEvent, ...] = ()
+    #: Estimated camera movement since the previous frame, in pixels.
+    shift: tuple[float, float] = (0.0, 0.0)
+
+
+@dataclass(eq=False)
+class _Track:
+    created: int
+    seen: SeenCard
+    centre: tuple[float, float]
+    config: SmoothingConfig
+    offset: tuple[float, float] = (0.0, 0.0)  # shift accumulated since last seen
+    hits: deque[bool] = field(default_factory=deque)
+    votes: deque[Card] = field(default_factory=deque)
+    identity: Card | None = None
+    misses: int = 0
+    accepted: bool = False
+    play_seat: Seat | None = None
+    play_streak: int = 0
+    play_since: int = 0
+    glyph_offsets: list[tuple[float, float]] = field(default_factory=list)
+    #: Frames since the card was last seen by two corners.
+    since_whole: int = 0
+
+    def observe(self, seen: SeenCard, shift: tuple[float, float]) -> None:
+        g = seen.glyph_size
+        expected = (self.centre[0] + shift[0], self.centre[1] + shift[1])
+        centre = self.locate(seen, expected)
+        if math.dist(centre, expected) > self.config.match_radius * g:
+            centre = seen.centre  # the card moved: trust the sighting
+        jump = math.dist(centre, expected) > self.config.match_radius * g
+        w = 1.0 if jump else self.config.position_weight
+        self.since_whole += 1
+        if seen.corners_seen == 2:
+            glyphs = seen.detections.centres.tolist()
+            self.glyph_offsets = [(x - seen.centre[0], y - seen.centre[1]) for x, y in glyphs]
+            self.since_whole = 0
+        self.centre = (
+            (1 - w) * expected[0] + w * centre[0],
+            (1 - w) * expected[1] + w * centre[1],
+        )
+        self.seen, self.offset, self.misses = seen, (0.0, 0.0), 0
+        self._hit(True)
+        self.votes.append(seen.card)
+        while len(self.votes) > self.config.vote_window:
+            self.votes.popleft()
+        counts = Counter(self.votes)
+        leader, top = counts.most_common(1)[0]
+        if self.identity is None or counts[self.identity] < top:
+            self.identity = leader
+
+    def locate(self, seen: SeenCard, expected: tuple[float, float]) -> tuple[float, float]:
+        """Where ``seen`` puts this card's centre, if it is this card.
+
+        A lone index only says where one corner is. Once the card was seen whole its index
+        offsets are known, so a covered corner does not move the card (which would break up
+        its row, and mislead the shake estimate).
+        """
+        if seen.corners_seen != 1 or not self.glyph_offsets:
+            return seen.centre
+        x, y = (float(v) for v in seen.detections.centres[0])
+        candidates = [(x - dx, y - dy) for dx, dy in self.glyph_offsets]
+        return min(candidates, key=lambda c: math.dist(c, expected))
+
+    def miss(self, shift: tuple[float, float]) -> None:
+        self.centre = (self.centre[0] + shift[0], self.centre[1] + shift[1])
+        self.offset = (self.offset[0] + shift[0], self.offset[1] + shift[1])
+        self.misses += 1
+        self.since_whole += 1
+        self._hit(False)
+
+    def _hit(self, hit: bool) -> None:
+        self.hits.append(hit)
+        while len(self.hits) > self.config.window:
+            self.hits.popleft()
+        if sum(self.hits) >= self.config.accept_hits:
+            self.accepted = True
+
+    @property
+    def expired(self) -> bool:
+        limit = self.config.remove_after if self.accepted else self.config.drop_pending_after
+        return self.misses > limit
+
+    @property
+    def stable(self) -> bool:
+        """Accepted, with an identity that has won the vote clearly."""
+        if not self.accepted or self.identity is None:
+            return False
+        count = sum(1 for c in self.votes if c == self.identity)
+        return count >= self.config.accept_hits and count >= self.config.vote_share * len(
+            self.votes
+        )
+
+    def as_seen(self) -> SeenCard:
+        assert self.identity is not None
+        dx, dy = self.offset
+        x1, y1, x2, y2 = self.seen.box
+        share = sum(1 for c in self.votes if c == self.identity) / len(self.votes)
+        return SeenCard(
+            self.identity,
+            share,
+            (x1 + dx, y1 + dy, x2 + dx, y2 + dy),
+            self.centre,
+            self.seen.glyph_size,
+            self.seen.detections.shifted(dx, dy),
+            in_frame=self.misses == 0,
+        )
+
+
+class TableSmoother:
+    """Feed it each frame's cards; it returns the smoothed table and any new play events."""
+
+    def __init__(
+        self,
+        layout: TableLayout,
+        *,
+        config: SmoothingConfig = SmoothingConfig(),
+        zones: RoleZones = DEFAULT_ZONES,
+    ) -> None:
+        self.layout, self.config, self.zones = layout, config, zones
+        self._tracks: list[_Track] = []
+        self._frame = -1
+        self._laid: list[PlayEvent] = []
+        self._emitted: set[Card] = set()
+
+    @property
+    def events(self) -> tuple[PlayEvent, ...]:
+        """Every play event of the current deal, in order."""
+        return tuple(self._laid)
+
+    def new_deal(self) -> None:
+        """Forget the cards laid so far: the next deal may lay the same cards again."""
+        self._laid.clear()
+        self._emitted.clear()
+        for track in self._tracks:
+            track.play_seat, track.play_streak = None, 0
+
+    def update(
+        self,
+        frame: FrameCards,
+        frame_size: tuple[int, int],
+        *,
+        dealer: Seat | None = None,
+        timestamp: float | None = None,
+    ) -> SmoothedFrame:
+        self._frame += 1
+        shift = self._match(list(frame.cards))
+        self._tracks = [t for t in self._tracks if not t.expired]
+        cards, conflicts = self._accepted_cards()
+        state = assign_roles(
+            FrameCards(tuple(cards), frame.conflicts + tuple(conflicts)),
+            self.layout,
+            frame_size,
+            dealer=dealer,
+            zones=self.zones,
+        )
+        return SmoothedFrame(self._frame, state, self._play_events(state, timestamp), shift)
+
+    def _match(self, sightings: list[SeenCard]) -> tuple[float, float]:
+        """Associate this frame's sightings with tracks; returns the estimated camera shift."""
+        by_identity: dict[Card, _Track] = {}
+        for track in sorted(self._tracks, key=lambda t: (t.accepted, len(t.votes))):
+            if track.identity is not None:
+                by_identity[track.identity] = track
+        pairs = [(s, by_identity[s.card]) for s in sightings if s.card in by_identity]
+        shift = (0.0, 0.0)
+        if pairs:
+            located = [(t.locate(s, t.centre), t.centre) for s, t in pairs]
+            shift = (
+                statistics.median(c[0] - e[0] for c, e in located),
+                statistics.median(c[1] - e[1] for c, e in located),
+            )
+
+        def distance(s: SeenCard, t: _Track) -> float:
+            expected = (t.centre[0] + shift[0], t.centre[1] + shift[1])
+            located = t.locate(s, expected)
+            return math.dist(located, expected) / ((s.glyph_size + t.seen.glyph_size) / 2)
+
+        matched: dict[int, SeenCard] = {}  # id(track) -> sighting
+        used: set[int] = set()  # id(sighting)
+
+        def match(s: SeenCard, t: _Track) -> None:
+            matched[id(t)] = s
+            used.add(id(s))
+
+        def absorb() -> None:
+            """Drop lone indices lying on the other corner of a card already matched and lately
+            seen whole: they are that card's index misread, not another card (which would grow
+            a phantom track)."""
+            owners = [
+                t
+                for t in self._tracks
+                if id(t) in matched
+                and t.glyph_offsets
+                and t.since_whole <= self.config.whole_memory
+            ]
+            for s in sightings:
+                if id(s) in used or s.corners_seen != 1:
+                    continue
+                if any(distance(s, t) <= self.config.same_spot for t in owners):
+                    used.add(id(s))
+
+        for s, t in pairs:
+            if distance(s, t) <= self.config.move_radius:
+                match(s, t)
+        absorb()
+        near = sorted(
+            (distance(s, t), i, j)
+            for i, s in enumerate(sightings)
+            for j, t in enumerate(self._tracks)
+            if id(s) not in used and id(t) not in matched
+        )
+        for d, i, j in near:
+            s, t = sightings[i], self._tracks[j]
+            if d > self.config.match_radius:
+                break
+            if id(s) not in used and id(t) not in matched:
+                match(s, t)
+        for s, t in pairs:
+            if id(s) not in used and id(t) not in matched:
+                match(s, t)  # the card moved (e.g. from the hand to the play row)
+        absorb()
+        for track in self._tracks:
+            if id(track) in matched:
+                track.observe(matched[id(track)], shift)
+            else:
+                track.miss(shift)
+        for s in sightings:
+            if id(s) not in used:
+                track = _Track(self._frame, s, s.centre, self.config)
+                track.observe(s, (0.0, 0.0))
+                self._tracks.append(track)
+        return shift
+
+    def _accepted_cards(self) -> tuple[list[SeenCard], list[Conflict]]:
+        """One card per identity among accepted tracks; extra spots with it are conflicts."""
+        holders: dict[Card, list[_Track]] = {}
+        for track in self._tracks:
+            if track.accepted and track.identity is not None:
+                holders.setdefault(track.identity, []).append(track)
+        cards: list[SeenCard] = []
+        conflicts: list[Conflict] = []
+        for card, tracks in holders.items():
+            tracks.sort(key=lambda t: -sum(1 for c in t.votes if c == card))
+            cards.append(tracks[0].as_seen())
+            if len(tracks) > 1:
+                seen = [t.as_seen() for t in tracks]
+                conflicts.append(
+                    Conflict(
+                        card,
+                        tuple(s.centre for s in seen),
+                        Detections.concatenate([s.detections for s in seen]),
+                        f"{card} tracked at {len(tracks)} spots",
+                    )
+                )
+        return cards, conflicts
+
+    def _play_events(self, state: TableState, timestamp: float | None) -> tuple[PlayEvent, ...]:
+        rows = {
+            seen.card: (seat, index)
+            for seat, seat_cards in state.seats.items()
+            for index, seen in enumerate(seat_cards.play)
+        }
+        ready: list[tuple[int, int, int, int, Seat, Card]] = []
+        last = self.layout.seats.index(self._laid[-1].seat) if self._laid else -1
+        n = len(self.layout.seats)
+        for track in self._tracks:
+            if not track.stable or track.identity is None:
+                continue
+            place = rows.get(track.identity)
+            if place is None:
+                track.play_seat, track.play_streak = None, 0
+                continue
+            seat, index = place
+            if track.play_seat != seat:
+                track.play_seat, track.play_streak, track.play_since = seat, 0, self._frame
+            track.play_streak += 1
+            confirmed = track.play_streak >= self.config.play_confirm
+            if confirmed and track.identity not in self._emitted:
+                turn = (self.layout.seats.index(seat) - last - 1) % n
+                ready.append((track.play_since, track.created, turn, index, seat, track.identity))
+        events = []
+        for *_, seat, card in sorted(ready):
+            if card in self._emitted:
+                continue  # two spots with one identity: the card is laid once
+            event = PlayEvent(seat, card, self._frame, timestamp)
+            self._emitted.add(card)
+            self._laid.append(event)
+            events.append(event)
+        return tuple(events)
