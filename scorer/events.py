@@ -40,6 +40,7 @@ class Action:
     claim: int | None = None
     points: int | None = None
     hidden: bool = False  # deal/discard/show whose cards nobody entered
+    moot: bool = False  # a recorded muggins call made after the game was won: kept, no points
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"kind": self.kind}
@@ -53,6 +54,8 @@ class Action:
             data["points"] = self.points
         if self.hidden:
             data["hidden"] = True
+        if self.moot:
+            data["moot"] = True
         return data
 
     @classmethod
@@ -65,6 +68,9 @@ class Action:
         cards = data.get("cards", [])
         if not isinstance(cards, list):
             raise GameError(f"action cards must be a list, got {cards!r}")
+        moot = data.get("moot", False)
+        if type(moot) is not bool:
+            raise GameError(f"action moot must be true or false, got {moot!r}")
         return cls(
             kind=data["kind"],
             seat=data.get("seat"),
@@ -72,6 +78,7 @@ class Action:
             claim=data.get("claim"),
             points=data.get("points"),
             hidden=bool(data.get("hidden", False)),
+            moot=moot,
         )
 
 
@@ -88,6 +95,7 @@ class Event:
     claim: ClaimCheck | None = None
     note: str = ""
     for_interest: bool = False  # counted after the game was won: shown, not scored
+    moot: bool = False  # a muggins call after the game was won (a replay keeps it): no points
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -100,6 +108,7 @@ class Event:
             "claim": None if self.claim is None else self.claim.to_json(),
             "note": self.note,
             "for_interest": self.for_interest,
+            "moot": self.moot,
         }
 
     def __str__(self) -> str:
@@ -113,6 +122,8 @@ class Event:
             details.append(self.claim.describe())
         if self.for_interest:
             details.append("for interest: the game was already won")
+        if self.moot:
+            details.append("moot: the game was already won")
         return text + (f" ({'; '.join(details)})" if details else "")
 
 

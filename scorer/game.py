@@ -180,9 +180,14 @@ class Game:
         self._perform(Action("show", seat=seat, cards=tuple(cards or ()), claim=claim))
         return self._last_show
 
-    def muggins(self, seat: int, points: int) -> None:
-        """`seat` calls muggins for `points` on the claim just made."""
-        self._perform(Action("muggins", seat=seat, points=points))
+    def muggins(self, seat: int, points: int, *, moot_if_over: bool = False) -> None:
+        """`seat` calls muggins for `points` on the claim just made.
+
+        Once the game is won a call is refused, unless `moot_if_over` (a recorded game being
+        replayed): the call is then kept in the log as moot, for no points, as at a table.
+        """
+        moot = moot_if_over and self.phase is Phase.OVER
+        self._perform(Action("muggins", seat=seat, points=points, moot=moot))
 
     def correct(self, seat: int, points: int) -> None:
         """A manual correction of `seat`'s score (e.g. to match the physical board)."""
@@ -259,6 +264,8 @@ class Game:
 
     def _apply(self, action: Action) -> None:
         muggable, self._muggable = self._muggable, None  # the window closes with any action
+        if action.moot and action.kind != "muggins":
+            raise GameError(f"only a muggins call can be moot, not a {action.kind}")
         if action.kind == "muggins":
             self._apply_muggins(action, muggable)
             return
@@ -496,9 +503,17 @@ class Game:
         points = action.points
         if points is None or points < 1:
             raise GameError(f"muggins must claim 1 point or more, not {points!r}")
-        if self.phase is Phase.OVER:
-            raise GameError("the game is over: no more muggins")
         deal_no = self.deal_state.number if self.deal_state else 0
+        if self.phase is Phase.OVER:
+            if not action.moot:
+                raise GameError("the game is over: no more muggins")
+            # A moot call (only a replay makes one) stays in the log for the record.
+            self.events.append(Event(deal_no, EventKind.MUGGINS, caller, 0,
+                                     note=f"called for {points}", moot=True))  # fmt: skip
+            return
+        if action.moot:
+            raise GameError(f"seat {caller}'s call for {points}: a muggins call is moot only "
+                            "once the game is won")  # fmt: skip
         if muggable is None:
             raise GameError(
                 "no claim is open to muggins: the call must come right after the claim, "

@@ -3,7 +3,8 @@
 The file gives the settings, the first dealer (or the cut for deal) and, per deal, the hands as
 dealt, the discards, the starter, the cards in the order played and, optionally, each claim
 and muggins call. See the README for the format; `tests/data/game_two_players.json` is an
-example. Errors name the deal and the card.
+example. Errors name the deal and the card. A muggins call made after the game was won is moot
+at a table, so it is kept in the events as moot, for no points (the live game refuses it).
 """
 
 from __future__ import annotations
@@ -134,7 +135,8 @@ def _replay_muggins(game: Game, call: Any) -> None:
     points = call.get("points")
     if type(points) is not int:
         raise GameError(f"muggins points must be a number, got {points!r}")
-    game.muggins(call["by"], points)
+    # At a table a call after the game is won is moot, not an error: keep it, for no points.
+    game.muggins(call["by"], points, moot_if_over=True)
 
 
 def replay_report(game: Game) -> dict[str, Any]:

@@ -20,6 +20,18 @@ class Variant(enum.StrEnum):
     SIX_CARD = "six-card"
     FIVE_CARD = "five-card"
 
+    @property
+    def default_target(self) -> int:
+        """The game's length unless the settings name one: five-card is a 61-point game."""
+        return 61 if self is Variant.FIVE_CARD else 121
+
+
+class _VariantTarget(int):
+    """The type of `Settings.target`'s default, told apart by identity from a target given."""
+
+
+_VARIANT_TARGET = _VariantTarget(0)
+
 
 class Skunk(enum.IntEnum):
     """How badly the loser lost; the values order the levels."""
@@ -53,15 +65,19 @@ ACC_MATCH_POINTS = MatchPoints(win=2, skunk=3, double_skunk=3, triple_skunk=3, l
 
 @dataclass(frozen=True)
 class Settings:
-    """One game's rules. Skunk lines left as None take the standard value for the target.
+    """One game's rules. A target left out is the variant's (121; five-card 61); skunk lines
+    left as None take the standard value for the target.
 
     >>> Settings(target=61).skunk_lines()
     (46, 31, None)
+    >>> five = Settings(variant=Variant.FIVE_CARD)
+    >>> five.target, five.skunk_lines()
+    (61, (46, 31, None))
     """
 
     players: int = 2
     variant: Variant = Variant.SIX_CARD
-    target: int = 121
+    target: int = _VARIANT_TARGET  # left out: the variant's (121; five-card 61)
     muggins: bool = False
     muggins_penalties: bool = True  # ACC 10.4: a wrong muggins call gives the points away
     false_game_penalty: bool = False  # ACC 8.4: overclaimed points to the opponent, -15
@@ -81,6 +97,8 @@ class Settings:
             raise SettingsError(f"variant must be {wanted}, not {self.variant!r}") from None
         if self.variant is Variant.FIVE_CARD and self.players != 2:
             raise SettingsError("five-card cribbage is for two players")
+        if self.target is _VARIANT_TARGET:  # resolved here, so to_json always names the target
+            object.__setattr__(self, "target", self.variant.default_target)
         if self.target not in (61, 121):
             raise SettingsError(f"target must be 61 or 121, not {self.target!r}")
         for name in ("skunk_line", "double_skunk_line", "triple_skunk_line"):

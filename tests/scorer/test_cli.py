@@ -144,3 +144,17 @@ def test_replay_of_a_bad_file_is_a_clean_error(
     assert code == 2 and out == "" and err.startswith("cribcam replay: error: deal 1:")
     code, _, err = run_cli(capsys, "replay", str(tmp_path / "missing.json"))
     assert code == 2 and "cannot read" in err
+
+
+def test_replay_shows_a_muggins_call_after_the_win_as_moot(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from tests.scorer.test_replay import MOOT_CALLS
+
+    recorded = tmp_path / "moot.json"
+    recorded.write_text(json.dumps(MOOT_CALLS))
+    code, out, err = run_cli(capsys, "replay", str(recorded))
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert "deal 3: seat 1 muggins (called for 4; moot: the game was already won)  [76-48]" in lines
+    assert lines[-1].startswith("side 0 wins 76-48")
