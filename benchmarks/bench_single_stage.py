@@ -25,7 +25,8 @@ from cribtrain.fit.single_stage import (
     threshold_for,
 )
 from cribtrain.measure.evaluate import Report, evaluate
-from vision.reading import MODELS_DIR, CardReader
+from vision.detection.models import MODELS_DIR
+from vision.reading import CardReader
 
 DEV_REAL = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "dev-real"
 SPLIT = Path(__file__).resolve().parents[1] / "datasets" / "dev-real-split.json"

@@ -1,15 +1,15 @@
 """Per-frame latency of card reading, stage by stage, against ultralytics and the bare models.
 
 Run from the repository root: ``python benchmarks/bench_vision.py [--pt RUNS_DIR]``. It reads
-the held-out dev-real photos (640 × 640) through the app's pipeline (decode, letterbox,
-detector, crops, reader, pairing, roles) with OpenVINO and with ONNX Runtime, then, side by
+the held-out dev-real photos (640 × 640) through the app's pipeline (decode, the reading
+path's stages, roles) with OpenVINO and with ONNX Runtime, then, side by
 side on the same photos, the bare forward passes of the two ONNX models and, when the training
 weights (best.pt) are given and ultralytics is installed, ultralytics' own `predict` on the same
 weights. `--images DIR` reads another folder's images instead (e.g. 1280-px `cribcam synth`
 scenes, where the detector takes a closer look at frames with small indices; the bare passes
 are one look each, and `looks` is the mean number of looks). `--deck-reader ONNX` also times
 the pipeline (OpenVINO) with a deck's tuned reader (a profile's reader.onnx), alone and with
-the base reader beside it at the app's `DECK_BASE_WEIGHT`; `--models DIR` times another models
+the base reader beside it at the app's `deck_base_weight`; `--models DIR` times another models
 folder (a candidate detector against the shipped one). It first names the CPU and the
 precision OpenVINO computes in there (bfloat16 units make it three to five times faster), and
 gives each pipeline's ratio to issue #6's 100 ms; `--float32` holds OpenVINO to float32, the
@@ -34,21 +34,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import cv2
 import numpy as np
 
-from cribcam.commands.reading import reader_settings, reading_options
+from cribcam.commands.reading import reading_config, reading_options
+from vision.config import DEFAULT_DETECTOR_SIDE, ReadingConfig
 from vision.detection.crops import crop_index
-from vision.reading import (
-    DECK_BASE_WEIGHT,
-    DEFAULT_DETECTOR_SIDE,
-    DETECTOR_FILE,
-    MODELS_DIR,
-    READER_FILE,
-    CardReader,
-    FrameDetector,
-    StageTimes,
-    letterbox,
-    load_model,
-    model_input,
-)
+from vision.detection.finder import IndexFinder, letterbox
+from vision.detection.models import DETECTOR_FILE, MODELS_DIR, READER_FILE, load_model, model_input
+from vision.reading import STAGES, CardReader
 from vision.table.roles import TableLayout, assign_roles
 from vision.table.sources import decode_image
 
@@ -78,10 +69,6 @@ def machine() -> str:
     return f"{name}, {os.cpu_count()} cores; {openvino}"
 
 
-#: `StageTimes`' stages, in order.
-STAGES = tuple(f.name for f in dataclasses.fields(StageTimes))
-
-
 def median_ms(values: list[float]) -> float:
     return statistics.median(values) * 1000
 
@@ -89,36 +76,36 @@ def median_ms(values: list[float]) -> float:
 def pipeline(reader: CardReader, photos: list[bytes]) -> tuple[dict[str, float], float]:
     """Median milliseconds per stage, and the mean number of looks a frame took."""
     stages: dict[str, list[float]] = {k: [] for k in
-                                      ("decode", *STAGES, "pair+roles", "total")}  # fmt: skip
+                                      ("decode", *STAGES, "roles", "total")}  # fmt: skip
     layout = TableLayout(["bottom", "top"])
     looks: list[int] = []
     for data in photos:
         start = time.perf_counter()
         frame = decode_image(data)
         decoded = time.perf_counter()
-        _, seen = reader.read_cards(frame)
-        assign_roles(seen, layout, (frame.shape[1], frame.shape[0]))
+        reading = reader.read(frame)
+        assign_roles(reading.cards, layout, (frame.shape[1], frame.shape[0]))
         done = time.perf_counter()
-        times = reader.last_times
+        times = reading.times
         stages["decode"].append(decoded - start)
         for name in STAGES:
             stages[name].append(getattr(times, name) / 1000)
-        stages["pair+roles"].append(done - decoded - times.total() / 1000)
+        stages["roles"].append(done - decoded - times.total() / 1000)
         stages["total"].append(done - start)
-        looks.append(reader.last_looks)
+        looks.append(reading.looks)
     return {name: median_ms(values) for name, values in stages.items()}, statistics.mean(looks)
 
 
 def bare_forward(backend: str, photos: list[bytes], reader: CardReader) -> float:
     """The two models' forward passes alone, on the same inputs the pipeline gives them."""
-    detector = FrameDetector(reader.models_dir / DETECTOR_FILE, backend, reader.input_side,
-                             exact=reader.float32)  # fmt: skip
+    detector = IndexFinder(reader.models_dir / DETECTOR_FILE, backend, reader.config,
+                           exact=reader.float32)  # fmt: skip
     read = load_model(reader.models_dir / READER_FILE, backend, exact=reader.float32).run
     totals = []
     for data in photos:
         frame = decode_image(data)
         batch, _, _ = letterbox(frame, detector.side, detector.stride)
-        boxes = reader.read(frame).boxes
+        boxes = reader.read(frame).indices.boxes
         crops = (
             model_input(np.stack([crop_index(frame, box, 64) for box in boxes]))
             if len(boxes)
@@ -196,7 +183,7 @@ def main() -> None:
     print(machine() + ("; held to float32 (--float32)" if args.float32 else ""))
     for backend in ("openvino", "onnxruntime"):
         reader = CardReader(args.models, backend=backend, float32=args.float32,
-                            **reader_settings(args))  # fmt: skip
+                            config=reading_config(args))  # fmt: skip
         if backend == "openvino":
             width, height = reader.detector_input(first.shape[1], first.shape[0])
             print(f"{len(photos)} photos; the detector reads each at {width} × {height}")
@@ -210,13 +197,14 @@ def main() -> None:
         print(f"{backend:12s} bare forward passes {results[f'{backend} bare']:.1f} ms: pipeline "
               f"overhead ×{results[backend] / results[f'{backend} bare']:.2f}")  # fmt: skip
     if args.deck_reader:
-        for weight in (0.0, DECK_BASE_WEIGHT):
-            reader = CardReader(args.models, reader_path=args.deck_reader, base_weight=weight,
-                                float32=args.float32, **reader_settings(args))  # fmt: skip
+        for weight in (0.0, ReadingConfig().deck_base_weight):
+            config = dataclasses.replace(reading_config(args), deck_base_weight=weight)
+            reader = CardReader(args.models, reader_path=args.deck_reader, config=config,
+                                float32=args.float32)  # fmt: skip
             pipeline(reader, photos[:3])
             stages, _ = pipeline(reader, photos)
-            print(f"deck reader, base weight {weight:g}: read {stages['read']:.1f} ms, total "
-                  f"{stages['total']:.1f} ms")  # fmt: skip
+            print(f"deck reader, base weight {weight:g}: read {stages['read_indices']:.1f} ms, "
+                  f"total {stages['total']:.1f} ms")  # fmt: skip
             results[f"deck base {weight:g}"] = stages["total"]
     if args.pt:
         ultralytics_predict(args.pt, photos[:3])

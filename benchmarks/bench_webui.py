@@ -24,7 +24,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vision.reading import ModelMissingError, PhotoReader, StageTimes, load_default_detector
+from vision.detection.models import ModelMissingError
+from vision.frame_json import frame_json
+from vision.photo_reader import PhotoReader, load_default_detector
+from vision.reading import StageTimes
+from vision.table.sources import decode_image
 from webui import create_app
 from webui.server import make_server
 
@@ -39,9 +43,9 @@ class TimedDetector:
         self.stages: list[StageTimes] = []
 
     def detect(self, image: bytes, name: str) -> dict[str, Any]:
-        result = self.inner.detect(image, name)
-        self.stages.append(dataclasses.replace(self.inner.card_reader().last_times))
-        return result
+        reading = self.inner.card_reader().read(decode_image(image))
+        self.stages.append(reading.times)
+        return frame_json(name, reading.cards)
 
 
 def percentile(values: list[float], share: float) -> float:

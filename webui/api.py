@@ -13,7 +13,7 @@ from flask import Blueprint, Response, current_app, jsonify, request, stream_wit
 from scorer.advice import Role, advise
 from scorer.cli import score_request
 from scorer.settings import Settings
-from vision.reading import frame_json
+from vision.frame_json import frame_json
 from webui.actions import parse_action
 from webui.bodies import cards, check_fields, integer, json_body, json_object, names
 from webui.camera_view import game_camera_view

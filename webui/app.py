@@ -10,7 +10,8 @@ from typing import Any
 from flask import Flask, Response, jsonify
 
 from cribcam import __version__
-from vision.reading import CardReader, PhotoReader
+from vision.photo_reader import PhotoReader
+from vision.reading import CardReader
 from webui import pairing
 from webui.api import api
 from webui.camera_api import camera_api

@@ -23,7 +23,8 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from vision.reading import ModelMissingError, frame_quality
+from vision.detection.models import ModelMissingError
+from vision.frame_json import frame_quality
 from vision.table.cards import FrameCards
 from vision.table.roles import Seat
 from vision.table.smoothing import TableSmoother

@@ -28,7 +28,7 @@ from flask import Flask, current_app
 
 from cribtrain.fit.tune import TRAIN_HINT, WEIGHTS_FILE, Cancel, Progress, TuneResult
 from vision.decks.profiles import Profile, ProfileStore, default_root, write_patch
-from vision.reading import MODELS_DIR, READER_FILE
+from vision.detection.models import MODELS_DIR, READER_FILE
 from webui.deck_tuning import DeckTuner, TuneRunner, missing_train_packages, vision_tuner
 from webui.enroll_sessions import Sessions
 from webui.errors import ApiError

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from vision.reading import card_json
+from vision.frame_json import card_json
 from vision.table.cards import SeenCard
 from vision.table.roles import TableState
 

@@ -35,7 +35,8 @@ from vision.decks.enroll import (
     propose,
 )
 from vision.decks.profiles import ProfileStore, default_root
-from vision.reading import MODELS_DIR, CardReader
+from vision.detection.models import MODELS_DIR
+from vision.reading import CardReader
 from vision.table.sources import open_source, read_image
 
 #: A tune's budget: under a minute leaves it hardly any training after its 25-s reserve.

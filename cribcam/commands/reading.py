@@ -14,16 +14,12 @@ import cv2
 from cribcam.commands.art import at_least, output_folder
 from cribtrain.data.realsplit import split_part
 from scorer.cards import parse_card
+from vision.config import ReadingConfig
 from vision.decks.profiles import ProfileStore, default_root
+from vision.detection.models import MODELS_DIR, Image, ModelSizeError, checked_side
 from vision.errors import BadImageError
-from vision.reading import (
-    MODELS_DIR,
-    CardReader,
-    Image,
-    ModelSizeError,
-    checked_side,
-    frame_json,
-)
+from vision.frame_json import frame_json
+from vision.reading import CardReader
 from vision.table.cards import FrameCards
 from vision.table.roles import Seat, TableLayout, assign_roles
 from vision.table.smoothing import TableSmoother
@@ -142,7 +138,7 @@ def detector_side(text: str) -> int:
 
 
 def reading_options(parser: argparse.ArgumentParser) -> None:
-    """`--detector-size`, `--one-look` and the pairing switches, for every command that reads
+    """`--detector-size` and `--one-look` (speed for reading), for every command that reads
     cards."""
     parser.add_argument(
         "--detector-size", type=detector_side, metavar="PX",
@@ -153,26 +149,13 @@ def reading_options(parser: argparse.ArgumentParser) -> None:
         help="stage 1 looks once: no closer look at a large frame whose indices are small, "
         "no far look for large indices (faster)",
     )  # fmt: skip
-    parser.add_argument(
-        "--no-orientation", action="store_true",
-        help="pair indices by distance alone, not by which way each faces (as before preview 9)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--no-second-choice", action="store_true",
-        help="leave a conflict's weaker sightings unread, not read as their second choice "
-        "(as before preview 9)",
-    )  # fmt: skip
 
 
-def reader_settings(args: argparse.Namespace) -> dict[str, Any]:
-    """The `CardReader` settings `reading_options` took."""
-    return {
-        "detector_size": args.detector_size,
-        "closer_look": not args.one_look,
-        "far_look": not args.one_look,
-        "orientation": not args.no_orientation,
-        "second_choice": not args.no_second_choice,
-    }
+def reading_config(args: argparse.Namespace) -> ReadingConfig:
+    """The reading `reading_options` asked for."""
+    return ReadingConfig(
+        detector_side=args.detector_size, closer_look=not args.one_look, far_look=not args.one_look
+    )
 
 
 def _deck_options(parser: argparse.ArgumentParser) -> None:
@@ -186,7 +169,7 @@ def deck_reader(args: argparse.Namespace) -> CardReader:
     """The card reader with the chosen deck profile's reading stage, if any."""
     store = ProfileStore(args.decks or default_root(args.models))
     name = None if args.deck == "base" else args.deck or store.active()
-    return CardReader(args.models, reader_path=store.reader_for(name), **reader_settings(args))
+    return CardReader(args.models, reader_path=store.reader_for(name), config=reading_config(args))
 
 
 def run_detect(args: argparse.Namespace) -> int:
@@ -206,7 +189,8 @@ def run_detect(args: argparse.Namespace) -> int:
                 print(json.dumps({"image": str(path), "error": str(error)}))
             print(f"cribcam detect: error: {error}", file=sys.stderr)
             continue
-        seen = reader.cards(frame)
+        reading = reader.read(frame)
+        seen = reading.cards
         result = frame_json(str(path), seen)
         if layout is not None:
             _add_roles(result, seen, layout, frame, args.dealer)
@@ -214,7 +198,7 @@ def run_detect(args: argparse.Namespace) -> int:
             print(json.dumps(result))
         else:
             cards = " ".join(c["card"] for c in result["cards"]) or "no cards"
-            print(f"{path}: {cards} ({reader.last_times.total():.0f} ms){_hints(result)}")
+            print(f"{path}: {cards} ({reading.times.total():.0f} ms){_hints(result)}")
         if args.annotate:
             cv2.imwrite(str(args.annotate / (path.stem + ".jpg")), _annotated(frame, seen))
     return 2 if failed else 0
@@ -290,7 +274,7 @@ def run_eval(args: argparse.Namespace) -> int:
     )
 
     earlier = read_photos(args.against) if args.against else None  # a bad folder fails first
-    reader = CardReader(args.models, **reader_settings(args))
+    reader = CardReader(args.models, config=reading_config(args))
     report = evaluate(reader, args.dataset, _split_names(args), args.relabel)
     args.out.mkdir(parents=True, exist_ok=True)
     summary = report.summary()
@@ -322,7 +306,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
 
     names = _split_names(args)
     calibration, record = calibrate(
-        CardReader(args.models, **reader_settings(args)),
+        CardReader(args.models, config=reading_config(args)),
         args.dataset,
         names,
         args.precision,

@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from cribcam.commands.art import at_least
-from cribcam.commands.reading import reader_settings, reading_options
-from vision.reading import ModelMissingError, load_default_detector
+from cribcam.commands.reading import reading_config, reading_options
+from vision.config import ReadingConfig
+from vision.detection.models import ModelMissingError
+from vision.photo_reader import load_default_detector
 from webui.app import create_app, shutdown
 from webui.detect import Detector
 from webui.pairing import new_code
@@ -50,11 +52,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.set_defaults(run=run_serve)
 
 
-def load_detector(settings: dict[str, Any]) -> Detector | None:
-    """The shipped card models' reader with these `reader_settings`, or None (detection then
+def load_detector(config: ReadingConfig) -> Detector | None:
+    """The shipped card models' reader reading as `config` says, or None (detection then
     answers 503, never guesses)."""
     try:
-        return load_default_detector(**settings)
+        return load_default_detector(config)
     except ModelMissingError as error:
         print(f"cribcam: no card detector: {error}", file=sys.stderr)
         return None
@@ -67,7 +69,7 @@ def app_config(args: argparse.Namespace, code: str | None) -> dict[str, Any]:
         "DATABASE": args.db or default_db(),
         "CAMERA": args.camera is not None,
         "CAMERA_SOURCE": args.camera or None,
-        "DETECTOR": load_detector(reader_settings(args)),
+        "DETECTOR": load_detector(reading_config(args)),
         "PAIRING_CODE": code,
         "DECKS_DIR": args.decks,
     }

@@ -32,14 +32,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from vision.config import DEFAULT_DETECTOR_SIDE
+from vision.detection.models import DETECTOR_FILE, MODELS_DIR, READER_FILE, SMALL_READER_FILE
 from vision.errors import TrainingError
-from vision.reading import (
-    DEFAULT_DETECTOR_SIDE,
-    DETECTOR_FILE,
-    MODELS_DIR,
-    READER_FILE,
-    SMALL_READER_FILE,
-)
 
 DEV_REAL = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "dev-real"
 SPLIT = Path(__file__).resolve().parents[2] / "datasets" / "dev-real-split.json"

@@ -22,9 +22,10 @@ from tqdm import tqdm
 from cribtrain.data.cardart import CLASSES
 from cribtrain.measure.evaluate import label_files, photo_files
 from vision.detection.crops import crop_index
-from vision.detection.detections import iou_matrix, suppress_overlaps
+from vision.detection.detections import Detections, iou_matrix, suppress_overlaps
+from vision.detection.finder import IndexFinder
 from vision.detection.reader_classes import NOT_AN_INDEX
-from vision.reading import CardReader, FrameDetector, StageTimes
+from vision.reading import CardReader
 
 Image = npt.NDArray[np.uint8]
 Boxes = npt.NDArray[np.float32]
@@ -219,23 +220,22 @@ def not_indices(
 def stage_one_boxes(reader: CardReader) -> BoxFinder:
     """`reader`'s stage 1 as a `BoxFinder`: every box down to the lowest score the app reads,
     pooled over the looks the app may take at a frame (`_look_sides`)."""
-    detector = reader._detector
+    finder = reader.finder
 
     def find(frame: Image) -> tuple[Boxes, npt.NDArray[np.float32]]:
-        sides = _look_sides(detector, frame)
-        looks = [detector.find(frame, NONE_MIN_SCORE, StageTimes(), side) for side in sides]
-        boxes, scores, _ = zip(*looks, strict=True)
-        return np.concatenate(boxes), np.concatenate(scores)
+        sides = _look_sides(finder, frame)
+        looks = Detections.concatenate([finder.find(frame, NONE_MIN_SCORE, side) for side in sides])
+        return looks.boxes, looks.scores
 
     return find
 
 
-def _look_sides(detector: FrameDetector, frame: Image) -> list[int]:
+def _look_sides(finder: IndexFinder, frame: Image) -> list[int]:
     """The sides stage 1 may read `frame` at: its own, the closer look's where the frame holds
     enough pixels for one, and the far look's."""
     height, width = frame.shape[:2]
-    extra = (detector.closer_side_for(width, height), detector.far_side)
-    return [detector.side, *(side for side in extra if side is not None)]
+    extra = (finder.closer_side_for(width, height), finder.far_side)
+    return [finder.side, *(side for side in extra if side is not None)]
 
 
 def capped(

@@ -153,7 +153,7 @@ def accuracy(model: Any, crops: Image, labels: npt.NDArray[np.int64]) -> dict[st
     """Share right at every quarter turn, and share of confident readings and their accuracy."""
     import torch
 
-    from vision.detection.orientation import MIN_ORIENTATION_CONFIDENCE
+    from vision.config import ReadingConfig
 
     model.eval()
     right = sure = sure_right = 0
@@ -163,7 +163,7 @@ def accuracy(model: Any, crops: Image, labels: npt.NDArray[np.int64]) -> dict[st
             p = torch.softmax(model(torch.from_numpy(np.ascontiguousarray(x))), 1).numpy()
             want = (labels - k) % 4
             got = p.argmax(1)
-            confident = p.max(1) >= MIN_ORIENTATION_CONFIDENCE
+            confident = p.max(1) >= ReadingConfig().min_orientation_confidence
             right += int((got == want).sum())
             sure += int(confident.sum())
             sure_right += int((confident & (got == want)).sum())

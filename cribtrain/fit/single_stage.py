@@ -8,20 +8,19 @@ the same letterbox and decoding as stage 1, the same pairing of corners into car
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from cribtrain.measure.evaluate import CardSetCounts, labelled_photos
 from vision.detection.calibration import choose_threshold
 from vision.detection.detections import CLASS_NAMES, Detections
+from vision.detection.finder import IndexFinder
+from vision.detection.models import Image
 from vision.errors import VisionError
-from vision.reading import (
-    FrameDetector,
-    Image,
-    StageTimes,
-)
-from vision.table.cards import FrameCards, PairingConfig, cards_from_detections
+from vision.reading import Reading, StageTimes
+from vision.table.cards import PairingConfig, cards_from_detections
 
 #: Boxes scoring under this are never considered (the lowest card threshold tried).
 MIN_SCORE = 0.05
@@ -31,35 +30,39 @@ THRESHOLDS = tuple(round(0.05 + 0.05 * i, 2) for i in range(19))
 
 @dataclass
 class SingleStageReader:
-    """Reads cards with one 52-class detector; `read(frame)` returns one `Detections`."""
+    """Reads cards with one 52-class detector; `read(frame)` gives a `Reading` as the app's
+    `CardReader` does, its one stage timed as `find_indices`."""
 
     model: Path
     backend: str = "auto"
     #: Detections under this score form no card (`pairing`).
     card_threshold: float = 0.5
-    last_times: StageTimes = field(default_factory=StageTimes)
 
     def __post_init__(self) -> None:
         if not self.model.exists():
             raise VisionError(f"single-stage model not found: {self.model}")
-        self._detector = FrameDetector(self.model, self.backend)
-        self.runtime = self._detector.runtime
+        self._finder = IndexFinder(self.model, self.backend, names_cards=True)
+        self.runtime = self._finder.runtime
 
     @property
     def size(self) -> int:
         """The detector's side: the model's own where it was exported for one size (frames'
         longer side scaled to it), else `DEFAULT_DETECTOR_SIDE` (a square's pixels at most)."""
-        return self._detector.side
+        return self._finder.side
 
-    def read(self, frame: Image) -> Detections:
-        times = StageTimes()
-        boxes, scores, classes = self._detector.find(frame, MIN_SCORE, times)
-        self.last_times = times
-        return Detections(boxes, scores, classes)
+    def detections(self, frame: Image) -> Detections:
+        """Every box down to `MIN_SCORE`, each with its card."""
+        return self._finder.find(frame, MIN_SCORE)
 
-    def read_cards(self, frame: Image) -> tuple[Detections, FrameCards]:
-        found = self.read(frame)
-        return found, cards_from_detections(found, self.pairing)
+    def read(self, frame: Image) -> Reading:
+        start = time.perf_counter()
+        found = self.detections(frame)
+        found_ms = (time.perf_counter() - start) * 1000
+        start = time.perf_counter()
+        cards = cards_from_detections(found, self.pairing)
+        times = StageTimes(find_indices=found_ms,
+                           group_into_cards=(time.perf_counter() - start) * 1000)  # fmt: skip
+        return Reading(found, cards, times, looks=1)
 
     @property
     def pairing(self) -> PairingConfig:
@@ -81,10 +84,11 @@ class ReadPhoto:
 def read_photos(
     reader: SingleStageReader, dataset: Path, names: Iterable[str] | None = None
 ) -> list[ReadPhoto]:
-    return [
-        ReadPhoto(reader.read(frame), frozenset(CLASS_NAMES[c] for c in truth.class_ids.tolist()))
-        for _, frame, truth in labelled_photos(dataset, names)
-    ]
+    photos = []
+    for _, frame, truth in labelled_photos(dataset, names):
+        there = frozenset(CLASS_NAMES[c] for c in truth.class_ids.tolist())
+        photos.append(ReadPhoto(reader.detections(frame), there))
+    return photos
 
 
 def card_counts(photos: Sequence[ReadPhoto], threshold: float) -> CardSetCounts:

@@ -3,7 +3,7 @@
 A whole table in a 640-px frame shows indices of 8-24 px, where the reader took spades for
 clubs and sixes for fives: an index that small holds few pixels. The card around it holds more
 (the pips beside the index, a court card's picture), so a second reader learns crops with the
-card around the index (`CONTEXT_MARGINS`), and the app reads each box under `SMALL_READER_PX`
+card around the index (`CONTEXT_MARGINS`), and the app reads each box under `small_reader_px`
 with both readers and combines the two (`vision.reading.CardReader`). Its crops come from the
 training scenes shrunk until their indices are that small, then blurred, noised and
 JPEG-compressed at that size as a camera would.
@@ -27,10 +27,10 @@ from cribtrain.data.trainsets import (
     not_indices,
     write_turned,
 )
+from vision.config import ReadingConfig
 from vision.detection.detections import box_sizes
 from vision.detection.reader_classes import NOT_AN_INDEX
 from vision.errors import TrainingError
-from vision.reading import SMALL_READER_PX
 
 #: A shrunk scene's median index, drawn uniformly from this range (px).
 SHRUNK_INDEX_PX = (8.0, 22.0)
@@ -43,7 +43,7 @@ SHRUNK_BLUR = (0.0, 1.0)
 SHRUNK_NOISE = (0.0, 6.0)
 #: Labelled indices up to this size are cut from a shrunk scene: a little over the routing
 #: size, so the reader has seen the boxes that stage 1 draws a little larger than the label.
-CROP_MAX_PX = SMALL_READER_PX + 4
+CROP_MAX_PX = ReadingConfig().small_reader_px + 4
 #: The margins (share of the box's longer side on each side) the crops are cut at: the crop is
 #: 2.4-3 times the index, so it shows the pips beside it; the app cuts at `CONTEXT_MARGIN`.
 CONTEXT_MARGINS = (0.7, 1.0)

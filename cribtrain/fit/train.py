@@ -279,7 +279,7 @@ def sample_images(folder: Path, size: int, count: int = 512) -> npt.NDArray[np.f
     each resized to `size` square, as a network's input (`model_input`)."""
     import cv2
 
-    from vision.reading import model_input
+    from vision.detection.models import model_input
     from vision.table.sources import IMAGE_SUFFIXES, read_image
 
     paths = sorted(p for p in folder.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES)

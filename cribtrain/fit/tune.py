@@ -38,9 +38,10 @@ from cribtrain.fit.tune_data import (
 from vision.decks.enroll import READ_PX, crop_from_patch
 from vision.decks.profiles import Profile, ProfileStore, file_hash, write_patch
 from vision.detection.detections import CLASS_NAMES
+from vision.detection.models import MODELS_DIR, READER_FILE, load_model, model_input
+from vision.detection.reader import light_on_dark
 from vision.detection.reader_classes import INK_KEY, NOT_AN_INDEX, reader_columns, reader_info
 from vision.errors import VisionError
-from vision.reading import MODELS_DIR, READER_FILE, light_on_dark, load_model, model_input
 
 Image = npt.NDArray[np.uint8]
 Progress = Callable[[float, str], None]

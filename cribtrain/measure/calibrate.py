@@ -25,7 +25,8 @@ from vision.detection.calibration import (
     fit_weights,
 )
 from vision.detection.detections import CLASS_NAMES, Detections, at_frame_edge, iou_matrix
-from vision.reading import CardReader, ranked_choices
+from vision.detection.reader import ranked_choices
+from vision.reading import CardReader, read_rows
 from vision.table.cards import PairingConfig, cards_with_second_choice
 
 #: Card thresholds tried, lowest first.
@@ -55,7 +56,7 @@ class PhotoReadings:
 
     def cards(self, calibration: ScoreCalibration, threshold: float) -> frozenset[str]:
         """The cards read at `threshold`, paired and their conflicts' second choices read as
-        the app does (`CardReader.read_cards`)."""
+        the app does (`CardReader.read`)."""
         first, second = (
             Detections(self.boxes, calibration.score(self.box_scores, self.chances[:, k]),
                        self.choices[:, k], self.corners)
@@ -76,7 +77,8 @@ def read_photos(
 ) -> list[PhotoReadings]:
     photos = []
     for _, frame, truth in labelled_photos(dataset, names, relabel):
-        boxes, box_scores, probabilities = reader.corners(frame)
+        readings = reader.index_readings(frame)
+        boxes, (box_scores, probabilities) = readings.boxes, read_rows(readings)
         choices, chances = ranked_choices(probabilities)
         classes = choices[:, 0]
         overlap = iou_matrix(boxes, truth.boxes) >= 0.5

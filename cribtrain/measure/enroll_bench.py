@@ -40,11 +40,13 @@ from cribtrain.data.synth import (
 from cribtrain.fit.tune import TuneSettings, tune_profile
 from cribtrain.fit.tune_data import CARDART
 from cribtrain.measure.evaluate import CardSetCounts
+from vision.config import ReadingConfig
 from vision.decks.enroll import READ_PX, Candidate, Enrollment, Shot, propose
 from vision.decks.layout import RANKS
 from vision.decks.profiles import ProfileStore
 from vision.detection.crops import crop_index
-from vision.reading import DECK_BASE_WEIGHT, MODELS_DIR, READER_FILE, CardReader
+from vision.detection.models import MODELS_DIR, READER_FILE
+from vision.reading import CardReader
 
 Image = npt.NDArray[np.uint8]
 Boxes = npt.NDArray[np.float32]
@@ -60,8 +62,8 @@ class Reading(NamedTuple):
     base_weight: float = 0.0
 
     def app(self, models: Path) -> CardReader:
-        return CardReader(models, reader_path=self.path, small_reader=self.small,
-                          base_weight=self.base_weight)  # fmt: skip
+        config = ReadingConfig(small_reader=self.small, deck_base_weight=self.base_weight)
+        return CardReader(models, reader_path=self.path, config=config)
 
 
 def enrollment_shot(deck: Deck, suit: str, seed: int) -> tuple[Image, Boxes, list[int]]:
@@ -205,10 +207,10 @@ def compared_readers(models: Path, tuned: Path,
     """The readings a bench compares: the base models ("before"), a deck's tuned reader as the
     app reads with it, beside the small-index reader ("after"), that reader alone, and the
     tuned reader with the base reader beside it at each of `base_weights` ("after_base_W";
-    "after" reads at the app's `DECK_BASE_WEIGHT`)."""
+    "after" reads at the app's `deck_base_weight`)."""
     readings = {
         "before": Reading(models / READER_FILE),
-        "after": Reading(tuned, base_weight=DECK_BASE_WEIGHT),
+        "after": Reading(tuned, base_weight=ReadingConfig().deck_base_weight),
         "after_no_small": Reading(tuned, small=False),
     }
     readings.update({f"after_base_{w:g}": Reading(tuned, base_weight=w) for w in base_weights})

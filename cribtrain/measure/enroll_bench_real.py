@@ -41,7 +41,7 @@ from vision.decks.enroll import READ_PX, cut_patch
 from vision.decks.profiles import ProfileStore
 from vision.detection.crops import crop_index
 from vision.detection.detections import CLASS_NAMES
-from vision.reading import MODELS_DIR
+from vision.detection.models import MODELS_DIR
 
 Image = npt.NDArray[np.uint8]
 #: Game photos' cards are grouped by the photo they lie in.

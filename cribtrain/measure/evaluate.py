@@ -31,9 +31,9 @@ from tqdm import tqdm
 
 from cribtrain.measure.scene_meta import SceneCard, scene_cards
 from vision.detection.detections import CLASS_NAMES, Detections, at_frame_edge, iou_matrix
+from vision.detection.models import Image
 from vision.errors import EvaluationError
-from vision.reading import Image, StageTimes
-from vision.table.cards import FrameCards
+from vision.reading import Reading
 from vision.table.sources import read_image
 
 IOU_MATCH = 0.5
@@ -58,14 +58,12 @@ BOOTSTRAP_DRAWS = 2000
 PHOTOS_FILE = "photos.json"
 
 
-class IndexReader(Protocol):
-    """What reads a frame's corner indices: the app's two stages (`CardReader`), or the
-    single-stage detector they are compared with."""
+class FrameReader(Protocol):
+    """What reads a frame's cards: the app's two stages (`CardReader`), or the single-stage
+    detector they are compared with."""
 
-    last_times: StageTimes
-
-    def read_cards(self, frame: Image) -> tuple[Detections, FrameCards]:
-        """The frame's corner readings kept, and the cards they make."""
+    def read(self, frame: Image) -> Reading:
+        """The frame's index readings kept, the cards they make, and the time it took."""
         ...
 
 
@@ -236,7 +234,7 @@ def label_files(dataset: Path, images: Sequence[Path], relabel: Path | None) -> 
 
 
 def evaluate(
-    reader: IndexReader,
+    reader: FrameReader,
     dataset: Path,
     names: Iterable[str] | None = None,
     relabel: Path | None = None,
@@ -247,7 +245,8 @@ def evaluate(
         raise EvaluationError(f"no photos{chosen} in {dataset / 'images'} (*.jpg, *.png)")
     report = Report()
     for path, frame, truth in labelled_photos(dataset, names, relabel):
-        found, cards = reader.read_cards(frame)
+        reading = reader.read(frame)
+        found, cards = reading.indices, reading.cards
         report.images.append(
             ImageResult(
                 path.name,
@@ -255,7 +254,7 @@ def evaluate(
                 found,
                 frozenset(CLASS_NAMES[c] for c in truth.class_ids.tolist()),
                 frozenset(str(seen.card) for seen in cards.cards),
-                reader.last_times.total(),
+                reading.times.total(),
                 (frame.shape[1], frame.shape[0]),
                 scene_cards(dataset, path, (frame.shape[1], frame.shape[0])),
                 frozenset(str(conflict.card) for conflict in cards.conflicts),

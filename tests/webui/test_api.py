@@ -12,7 +12,7 @@ from flask.testing import FlaskClient
 
 from tests.helpers import png_claiming
 from tests.webui.conftest import HANDS, Act, play_to_pegging
-from vision.reading import PhotoReader
+from vision.photo_reader import PhotoReader
 
 JPEG = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + b"\x00" * 32 + b"\xff\xd9"
 

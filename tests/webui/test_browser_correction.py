@@ -17,7 +17,7 @@ from tests.webui.test_browser_fake_camera import camera_page, write_y4m
 from tests.webui.test_serve import Server
 from vision.decks.enroll import cut_patch
 from vision.decks.profiles import ProfileStore
-from vision.reading import MODELS_DIR, READER_FILE
+from vision.detection.models import MODELS_DIR, READER_FILE
 from vision.table.sources import read_image
 
 DEMO = Path(__file__).resolve().parents[2] / "webui" / "static" / "demo" / "table.jpg"

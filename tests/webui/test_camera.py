@@ -16,8 +16,8 @@ from scorer.game import Game
 from scorer.settings import Settings
 from tests.webui.conftest import HANDS, Act, play_to_pegging
 from tests.webui.fakes import HAND_BOTTOM, PLAY_BOTTOM, PLAY_TOP, Frames, Reader
+from vision.detection.models import ModelMissingError
 from vision.errors import SourceOpenError
-from vision.reading import ModelMissingError
 from vision.table.sources import Backoff, FrameSource, SourceState
 from webui import create_app
 from webui.app import shutdown

@@ -21,7 +21,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 import cribtrain.fit.tune
-import vision.reading
+import vision.photo_reader
 import webui.decks
 from cribtrain.data.synth import Deck, load_decks
 from cribtrain.fit.tune import (
@@ -35,9 +35,11 @@ from cribtrain.fit.tune import (
 from tests.vision.decks.test_enroll import CLUBS, FIXTURE, Templates, layout
 from tests.webui.fakes import Frames
 from tests.webui.test_camera import wait_for
+from vision.config import DEFAULT_READING, ReadingConfig
 from vision.decks.profiles import ProfileStore
 from vision.detection.detections import Detections
-from vision.reading import DETECTOR_FILE, READER_FILE, PhotoReader
+from vision.detection.models import DETECTOR_FILE, READER_FILE
+from vision.photo_reader import PhotoReader
 from vision.table.cards import FrameCards, cards_from_detections
 from webui import create_app
 from webui.app import shutdown
@@ -542,9 +544,7 @@ class RecordingCardReader:
         self,
         models_dir: Path,
         reader_path: Path | None = None,
-        detector_size: int | None = None,
-        closer_look: bool = True,
-        far_look: bool = True,
+        config: ReadingConfig = DEFAULT_READING,
     ) -> None:
         self.reader_path = reader_path
         RecordingCardReader.made.append(reader_path)
@@ -563,7 +563,7 @@ def recording_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     models.mkdir()
     for name in (DETECTOR_FILE, READER_FILE):
         (models / name).write_bytes(b"onnx")
-    monkeypatch.setattr(vision.reading, "CardReader", RecordingCardReader)
+    monkeypatch.setattr(vision.photo_reader, "CardReader", RecordingCardReader)
     return models
 
 

@@ -31,8 +31,8 @@ import numpy.typing as npt
 import platformdirs
 
 from vision.detection.detections import CLASS_NAMES
+from vision.detection.models import MODELS_DIR, READER_FILE
 from vision.errors import VisionError
-from vision.reading import MODELS_DIR, READER_FILE
 
 PROFILE_FILE = "profile.json"
 ACTIVE_FILE = "active"

@@ -81,14 +81,20 @@ class Detections:
     ``boxes``: N×4 float32 ``x1, y1, x2, y2`` in frame pixels (x2 > x1, y2 > y1);
     ``scores``: N float32 in 0..1; ``class_ids``: N int64 in -1..51; ``corners``: optional N
     int8 orientation codes (``CORNER_*``), -1 where unknown.
+
+    Between the reading path's stages two more optional rows travel with them:
+    ``box_scores``, N float32 in 0..1, how surely stage 1 boxed an index; ``probabilities``,
+    N×52 float32 in 0..1, stage 2's chance of each card class ("not an index" what they leave).
     """
 
-    __slots__ = ("boxes", "class_ids", "corners", "scores")
+    __slots__ = ("box_scores", "boxes", "class_ids", "corners", "probabilities", "scores")
 
     boxes: FloatArray
     scores: FloatArray
     class_ids: IntArray
     corners: npt.NDArray[np.int8] | None
+    box_scores: FloatArray | None
+    probabilities: FloatArray | None
 
     def __init__(
         self,
@@ -96,6 +102,9 @@ class Detections:
         scores: npt.ArrayLike,
         class_ids: npt.ArrayLike,
         corners: npt.ArrayLike | None = None,
+        *,
+        box_scores: npt.ArrayLike | None = None,
+        probabilities: npt.ArrayLike | None = None,
     ) -> None:
         b = _as_array("boxes", boxes, np.float32)
         if b.size == 0:
@@ -136,6 +145,8 @@ class Detections:
         for arr in (b, s, c):
             arr.setflags(write=False)
         self.boxes, self.scores, self.class_ids, self.corners = b, s, c, k
+        self.box_scores = _optional_rows("box_scores", box_scores, (n,))
+        self.probabilities = _optional_rows("probabilities", probabilities, (n, len(CLASS_NAMES)))
 
     @classmethod
     def empty(cls) -> Detections:
@@ -202,20 +213,20 @@ class Detections:
             self.scores[sel],
             self.class_ids[sel],
             None if self.corners is None else self.corners[sel],
+            box_scores=None if self.box_scores is None else self.box_scores[sel],
+            probabilities=None if self.probabilities is None else self.probabilities[sel],
         )
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Detections):
             return NotImplemented
-        if self.corners is None or other.corners is None:
-            same_corners = self.corners is None and other.corners is None
-        else:
-            same_corners = np.array_equal(self.corners, other.corners)
         return (
             np.array_equal(self.boxes, other.boxes)
             and np.array_equal(self.scores, other.scores)
             and np.array_equal(self.class_ids, other.class_ids)
-            and same_corners
+            and _same_optional(self.corners, other.corners)
+            and _same_optional(self.box_scores, other.box_scores)
+            and _same_optional(self.probabilities, other.probabilities)
         )
 
     __hash__ = None  # type: ignore[assignment]
@@ -242,21 +253,39 @@ class Detections:
     def shifted(self, dx: float, dy: float) -> Detections:
         """The same detections moved by ``(dx, dy)`` pixels (camera shake, crops)."""
         offset = np.asarray([dx, dy, dx, dy], np.float32)
-        return Detections(self.boxes + offset, self.scores, self.class_ids, self.corners)
+        return self.with_rows(boxes=self.boxes + offset)
+
+    def with_rows(self, **rows: npt.ArrayLike | None) -> Detections:
+        """The same detections with some rows replaced (`boxes`, `scores`, `class_ids`,
+        `corners`, `box_scores`, `probabilities`), checked as the constructor checks them."""
+        unknown = set(rows) - set(self.__slots__)
+        if unknown:
+            raise InvalidDetectionsError(f"no such detection rows: {sorted(unknown)}")
+        now: dict[str, Any] = {name: getattr(self, name) for name in self.__slots__}
+        now.update(rows)
+        return Detections(
+            now["boxes"], now["scores"], now["class_ids"], now["corners"],
+            box_scores=now["box_scores"], probabilities=now["probabilities"],
+        )  # fmt: skip
 
     @staticmethod
     def concatenate(parts: Sequence[Detections]) -> Detections:
-        """All detections of several batches, in order (corners kept only if all have them)."""
+        """All detections of several batches, in order (corners, box scores and probabilities
+        kept only where all have them)."""
         if not parts:
             return Detections.empty()
-        has_corners = all(p.corners is not None for p in parts)
+
+        def joined(name: str) -> npt.NDArray[Any] | None:
+            rows = [getattr(p, name) for p in parts]
+            return None if any(r is None for r in rows) else np.concatenate(rows)
+
         return Detections(
             np.concatenate([p.boxes for p in parts]),
             np.concatenate([p.scores for p in parts]),
             np.concatenate([p.class_ids for p in parts]),
-            np.concatenate([p.corners for p in parts if p.corners is not None])
-            if has_corners
-            else None,
+            joined("corners"),
+            box_scores=joined("box_scores"),
+            probabilities=joined("probabilities"),
         )
 
     def to_records(self) -> list[dict[str, Any]]:
@@ -360,6 +389,37 @@ def _as_int_array(name: str, value: npt.ArrayLike) -> IntArray:
             ints = rounded.astype(np.int64)
             return ints
     raise InvalidDetectionsError(f"{name} must be integers, got {arr.dtype} values")
+
+
+#: How far float32 rounding may carry a normalised probability past 1.
+_ROUNDING = 1e-5
+
+
+def _optional_rows(
+    name: str, value: npt.ArrayLike | None, shape: tuple[int, ...]
+) -> FloatArray | None:
+    """An optional float row array of `shape`, finite and within 0..1, read-only; None stays."""
+    if value is None:
+        return None
+    arr = _as_array(name, value, np.float32)
+    if arr.size == 0:
+        arr = arr.reshape(shape)
+    if arr.shape != shape:
+        raise InvalidDetectionsError(f"{name} must have shape {shape}, got {arr.shape}")
+    _check_finite(name, arr)
+    outside = (arr < 0) | (arr > 1 + _ROUNDING)
+    bad = np.flatnonzero(outside if arr.ndim == 1 else outside.any(axis=1))
+    if bad.size:
+        i = int(bad[0])
+        raise InvalidDetectionsError(f"{name}[{i}] = {arr[i].tolist()} is outside 0..1")
+    arr.setflags(write=False)
+    return arr
+
+
+def _same_optional(a: npt.NDArray[Any] | None, b: npt.NDArray[Any] | None) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return np.array_equal(a, b)
 
 
 def _check_finite(name: str, arr: FloatArray) -> None:

@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.config import DEFAULT_READING
 from vision.detection.crops import READ_MARGIN, crop_index
 from vision.detection.detections import CORNER_UNKNOWN
 
@@ -31,8 +32,6 @@ Image = npt.NDArray[np.uint8]
 ORIENTATION_FILE = "corner-orientation.onnx"
 #: The network's crop side: enough for the glyph's layout, which is all it reads.
 ORIENTATION_PX = 32
-#: Below this probability an index's orientation is left unknown.
-MIN_ORIENTATION_CONFIDENCE = 0.9
 #: Direction (degrees, clockwise from the frame's x axis, y pointing down) from an upright
 #: index's centre to its card's other index: the card's diagonal (63 × 88 mm cards, the
 #: index centred about 5 × 11 mm in from the corner: 51°; `PairingConfig.centre_offset`: 55°).
@@ -104,10 +103,14 @@ def pair_orientations(
 
 class OrientationReader:
     """The orientation network: grey index crops in, (orientation codes, probabilities) out,
-    codes `CORNER_UNKNOWN` below `MIN_ORIENTATION_CONFIDENCE`."""
+    codes `CORNER_UNKNOWN` below `min_confidence` (`ReadingConfig.min_orientation_confidence`)."""
 
-    def __init__(self, run: Callable[[npt.NDArray[np.float32]], npt.NDArray[np.float32]]) -> None:
+    def __init__(
+        self, run: Callable[[npt.NDArray[np.float32]], npt.NDArray[np.float32]],
+        min_confidence: float = DEFAULT_READING.min_orientation_confidence,
+    ) -> None:  # fmt: skip
         self._run = run
+        self.min_confidence = min_confidence
 
     def probabilities(self, crops: Image) -> npt.NDArray[np.float32]:
         """N × 4 probabilities of the four orientations of N grey crops."""
@@ -121,5 +124,5 @@ class OrientationReader:
         """The orientation of the index in each box of `frame`, unknown where unsure."""
         p = self.probabilities(orientation_crops(frame, boxes))
         codes = np.asarray(p.argmax(axis=1), np.int8)
-        codes[p.max(axis=1) < MIN_ORIENTATION_CONFIDENCE] = CORNER_UNKNOWN
+        codes[p.max(axis=1) < self.min_confidence] = CORNER_UNKNOWN
         return codes

@@ -139,22 +139,31 @@ def cards_from_detections(
     return FrameCards(tuple(cards), tuple(conflicts), kept[kept.class_ids < 0])
 
 
+Keep = Callable[[Detections], npt.NDArray[np.bool_]]
+
+
 def cards_with_second_choice(
-    every: Detections,
-    second: Detections | None,
-    keep: Callable[[Detections], npt.NDArray[np.bool_]],
-    config: PairingConfig,
+    every: Detections, second: Detections, keep: Keep, config: PairingConfig
 ) -> tuple[FrameCards, Detections, npt.NDArray[np.bool_]]:
     """The cards of `every`'s readings that `keep` keeps, with each conflict's set-aside
-    sightings read as their `second` choice (`reread_conflicts`; None: not); and the readings
-    and kept mask they were made from."""
+    sightings read as their `second` choice (`reread_conflicts`); and the readings and kept
+    mask they were made from."""
     kept = keep(every)
     seen = cards_from_detections(every[kept], config)
-    if seen.conflicts and second is not None:
-        every = reread_conflicts(every, second, seen, config)
-        kept = keep(every)
-        seen = cards_from_detections(every[kept], config)
-    return seen, every, kept
+    return with_second_choices(seen, every, second, keep, config)
+
+
+def with_second_choices(
+    seen: FrameCards, every: Detections, second: Detections, keep: Keep, config: PairingConfig
+) -> tuple[FrameCards, Detections, npt.NDArray[np.bool_]]:
+    """`seen`, the cards of `every`'s readings that `keep` keeps, made again with each
+    conflict's set-aside sightings read as their `second` choice (`reread_conflicts`) where it
+    has conflicts; and the readings and kept mask they were made from."""
+    if not seen.conflicts:
+        return seen, every, keep(every)
+    every = reread_conflicts(every, second, seen, config)
+    kept = keep(every)
+    return cards_from_detections(every[kept], config), every, kept
 
 
 def reread_conflicts(
@@ -186,7 +195,7 @@ def reread_conflicts(
                 continue
             if card_of_class(int(second.class_ids[i])) not in named:
                 classes[i], scores[i] = second.class_ids[i], second.scores[i]
-    return Detections(every.boxes, scores, classes, every.corners)
+    return every.with_rows(scores=scores, class_ids=classes)
 
 
 def _may_be_index_of(card: Detections, index: Detections, config: PairingConfig) -> bool:

@@ -30,10 +30,13 @@ from cribtrain.data.trainsets import (
     write_windows,
 )
 from cribtrain.measure.evaluate import ImageResult, confusion_counts, corner_metrics
+from vision.config import ReadingConfig
 from vision.detection.crops import crop_index
 from vision.detection.detections import Detections
+from vision.detection.finder import IndexFinder
+from vision.detection.models import DETECTOR_FILE, MODELS_DIR
 from vision.detection.reader_classes import NOT_AN_INDEX
-from vision.reading import DETECTOR_FILE, MODELS_DIR, CardReader, FrameDetector, StageTimes
+from vision.reading import CardReader
 
 
 def fake_dev_real(root: Path) -> Path:
@@ -211,19 +214,16 @@ def test_an_image_without_labels_gives_all_its_boxes_up_to_the_cap_best_scored(
 
 def test_stage_one_looks_as_the_app_may_at_a_frame() -> None:
     """At its own side, at the closer look's where the frame holds the pixels, and far."""
-    detector = FrameDetector(MODELS_DIR / DETECTOR_FILE, "auto", 640)
+    detector = IndexFinder(MODELS_DIR / DETECTOR_FILE, "auto", ReadingConfig(detector_side=640))
     sides: list[int | None] = []
 
-    def find(
-        frame: Any, min_score: float, times: StageTimes, side: int | None = None
-    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.int64]]:
-        assert min_score == 0.1
+    def find(frame: Any, min_score: float, side: int | None = None) -> Detections:
+        assert min_score == 0.1 and side is not None
         sides.append(side)
-        box = np.array([[0, 0, side or 0, 1]], np.float32)
-        return box, np.array([0.5], np.float32), np.zeros(1, np.int64)
+        return Detections([[0, 0, side, 1]], [0.5], [-1])
 
     detector.find = find  # type: ignore[method-assign]
-    finder = stage_one_boxes(cast(CardReader, SimpleNamespace(_detector=detector)))
+    finder = stage_one_boxes(cast(CardReader, SimpleNamespace(finder=detector)))
     looks = {}
     for width, height in ((640, 480), (1000, 800), (1920, 1080)):
         sides.clear()

@@ -15,8 +15,8 @@ from cribcam.cli import main
 from cribtrain.fit.prune import _join_blocks, _split_blocks, kept_width, prune_detector
 from cribtrain.fit.train import load_checkpoint, offline_ultralytics, save_checkpoint, train_stage
 from tests.samples import SAMPLES
+from vision.detection.models import MODELS_DIR
 from vision.errors import TrainingError
-from vision.reading import MODELS_DIR
 
 DETECTOR_WEIGHTS = MODELS_DIR / "detector.pt"
 

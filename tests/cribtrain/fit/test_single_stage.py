@@ -16,9 +16,11 @@ from cribtrain.fit.single_stage import (
     threshold_for,
 )
 from tests.helpers import REPO
+from vision.config import ReadingConfig
 from vision.detection.detections import CLASS_NAMES, Detections
+from vision.detection.models import DETECTOR_FILE, MODELS_DIR
 from vision.errors import VisionError
-from vision.reading import DETECTOR_FILE, MODELS_DIR, CardReader
+from vision.reading import CardReader
 from vision.table.sources import read_image
 
 SAMPLE = REPO / "datasets" / "samples" / "images" / "dev_0594.jpg"
@@ -28,13 +30,13 @@ def test_reads_boxes_exactly_as_stage_one_does() -> None:
     # The shipped one-class corner detector stands in for a 52-class one: every box is class 0.
     frame = read_image(SAMPLE)
     single = SingleStageReader(MODELS_DIR / DETECTOR_FILE)
-    found = single.read(frame)
-    boxes, scores, _ = CardReader(min_score=MIN_SCORE, far_look=False).corners(frame)
-    assert len(found) == len(boxes) > 0
-    np.testing.assert_allclose(found.boxes, boxes)
-    np.testing.assert_allclose(found.scores, scores)
+    found = single.detections(frame)
+    stage_one = CardReader(config=ReadingConfig(min_box_score=MIN_SCORE)).find_indices(frame)
+    assert len(found) == len(stage_one) > 0
+    np.testing.assert_allclose(found.boxes, stage_one.boxes)
+    np.testing.assert_allclose(found.scores, stage_one.scores)
     assert set(found.class_ids.tolist()) == {0}
-    assert single.last_times.detect > 0
+    assert single.read(frame).times.find_indices > 0
 
 
 def test_a_missing_model_is_named(tmp_path: Path) -> None:

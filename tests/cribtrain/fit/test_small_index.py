@@ -15,8 +15,9 @@ from cribtrain.data.cardart import CLASSES
 from cribtrain.data.trainsets import BoxFinder, LabelledImage
 from cribtrain.fit.small_index import CROP_MAX_PX, shrunk, shrunk_scenes, write_small_crops
 from tests.cribtrain.data.test_trainsets import finding, photo_folder
+from vision.config import ReadingConfig
 from vision.detection.reader_classes import NOT_AN_INDEX
-from vision.reading import SMALL_READER_PX, CardReader
+from vision.reading import CardReader
 
 #: Two dark 20 × 40 glyphs and one 8 × 20, on a light 640-px table.
 GLYPHS = np.array([[100, 100, 120, 140], [300, 200, 320, 240], [500, 400, 508, 420]], np.float64)
@@ -62,7 +63,7 @@ def test_small_crops_take_the_small_indices_and_stage_one_boxes_on_none(tmp_path
     """The 40-px glyphs are over `CROP_MAX_PX`: no crop; stage 1's box on a labelled glyph is
     no "none" crop, its box on bare table is."""
     pixels, labelled = table(tmp_path)
-    assert 20 <= CROP_MAX_PX < 40 and SMALL_READER_PX < CROP_MAX_PX
+    assert 20 <= CROP_MAX_PX < 40 and ReadingConfig().small_reader_px < CROP_MAX_PX
     finder = finding([[101, 100, 120, 141], [400, 50, 420, 90]], [0.9, 0.5])
     counts = write_small_crops([(pixels, labelled)], finder, tmp_path / "c", prefix="t",
                                rotations=2)  # fmt: skip

@@ -27,15 +27,15 @@ from cribtrain.fit.train import (
 )
 from tests.samples import SAMPLES, labelled
 from vision.detection.crops import crop_index
-from vision.detection.reader_classes import NOT_AN_INDEX, reader_info
-from vision.errors import TrainingError, WeightsError
-from vision.reading import (
+from vision.detection.models import (
     DETECTOR_FILE,
     MODELS_DIR,
     READER_FILE,
     SMALL_READER_FILE,
     load_model,
 )
+from vision.detection.reader_classes import NOT_AN_INDEX, reader_info
+from vision.errors import TrainingError, WeightsError
 from vision.table.sources import read_image
 
 

@@ -32,8 +32,8 @@ from tests.vision.decks.test_enroll import FIXTURE, MODELS, fixed, layout, unifo
 from vision.decks.enroll import Shot, propose
 from vision.decks.layout import RANKS
 from vision.decks.profiles import ProfileStore, file_hash
+from vision.detection.models import READER_FILE
 from vision.detection.reader_classes import reader_info
-from vision.reading import READER_FILE
 
 QUICK = TuneSettings(budget_s=45, reserve_s=20, variants=2, general_per_class=1, eval_angles=2)
 Tuned = tuple[ProfileStore, TuneResult, Path]

@@ -9,7 +9,7 @@ from cribtrain.data.synth import load_decks
 from cribtrain.fit.tune_data import FIXTURE_DECK
 from cribtrain.measure.enroll_bench import Reading, app_summary, game_accuracy, true_card
 from vision.decks.enroll import Candidate
-from vision.reading import MODELS_DIR, READER_FILE
+from vision.detection.models import MODELS_DIR, READER_FILE
 
 
 def test_app_summary_counts_right_wrong_and_missed_cards() -> None:

@@ -13,7 +13,7 @@ from scorer.cards import parse_card
 from tests.samples import SAMPLES, labelled_cards
 from vision.decks.enroll import cut_patch
 from vision.detection.detections import class_of_card
-from vision.reading import MODELS_DIR, READER_FILE
+from vision.detection.models import MODELS_DIR, READER_FILE
 
 
 def photo(root: Path, name: str, boxes: list[tuple[str, tuple[int, int, int, int]]],

@@ -32,7 +32,7 @@ from tests.helpers import FIXTURES, REPO
 from tests.tabletop import card_detections
 from vision.detection.detections import CLASS_NAMES, Detections
 from vision.errors import EvaluationError
-from vision.reading import StageTimes
+from vision.reading import Reading, StageTimes
 from vision.table.cards import Conflict, FrameCards, cards_from_detections
 
 SAMPLES = REPO / "datasets" / "samples"
@@ -191,14 +191,12 @@ def _photo(there: set[str], read: set[str], decks: dict[str, str] | None = None)
 class _Conflicted:
     """A reader that sees every photo's 8D at two places that cannot be one card, and a 9D."""
 
-    last_times = StageTimes()
-
-    def read_cards(self, frame: np.ndarray) -> tuple[Detections, FrameCards]:
+    def read(self, frame: np.ndarray) -> Reading:
         eight = card_detections("8D", (100, 100), corners="tl")
         both = Detections.concatenate([eight, card_detections("8D", (400, 100), corners="tl")])
         conflict = Conflict(parse_card("8D"), ((100, 100), (400, 100)), both)
         nine = cards_from_detections(card_detections("9D", (100, 400)))
-        return both, FrameCards(nine.cards, (conflict,))
+        return Reading(both, FrameCards(nine.cards, (conflict,)), StageTimes(), looks=1)
 
 
 def test_cribcam_eval_counts_the_conflicts_and_those_naming_a_card_there(tmp_path: Path) -> None:

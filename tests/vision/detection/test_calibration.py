@@ -20,7 +20,8 @@ from vision.detection.calibration import (
     choose_threshold,
     fit_weights,
 )
-from vision.reading import MODELS_DIR, CardReader
+from vision.detection.models import MODELS_DIR
+from vision.reading import CardReader
 
 SAMPLES = REPO / "datasets" / "samples"
 

@@ -81,6 +81,31 @@ def test_corners_are_validated() -> None:
         Detections([[0, 0, 10, 10]], [0.5], [1], corners=[0, 1])
 
 
+def test_the_stages_rows_are_validated_and_travel_with_the_detections() -> None:
+    """Box scores and class probabilities, optional, are checked as the other rows are and
+    kept through indexing, concatenation, shifts and replaced rows."""
+    probabilities = np.zeros((2, 52), np.float32)
+    probabilities[0, 3], probabilities[1, 51] = 0.9, 1.0
+    d = Detections([[0, 0, 10, 10], [5, 5, 9, 9]], [0.5, 0.6], [-1, -1],
+                   box_scores=[0.5, 0.6], probabilities=probabilities)  # fmt: skip
+    assert d.box_scores is not None and not d.box_scores.flags.writeable
+    assert d[1:].box_scores.tolist() == pytest.approx([0.6])  # type: ignore[union-attr]
+    assert d[[1]].probabilities[0, 51] == 1.0  # type: ignore[index]
+    both = Detections.concatenate([d, d.shifted(1, 1)])
+    assert both.probabilities is not None and both.probabilities.shape == (4, 52)
+    assert Detections.concatenate([d, Detections.empty()]).probabilities is None
+    named = d.with_rows(class_ids=[3, 51], scores=[0.9, 0.8])
+    assert named.class_ids.tolist() == [3, 51] and named.box_scores is not None
+    assert named != d and d.with_rows() == d
+    assert d != Detections(d.boxes, d.scores, d.class_ids)  # the stages' rows count
+    with pytest.raises(InvalidDetectionsError, match=r"box_scores\[1\] = 1.5"):
+        Detections(d.boxes, d.scores, d.class_ids, box_scores=[0.5, 1.5])
+    with pytest.raises(InvalidDetectionsError, match=r"probabilities must have shape \(2, 52\)"):
+        Detections(d.boxes, d.scores, d.class_ids, probabilities=np.zeros((2, 53)))
+    with pytest.raises(InvalidDetectionsError, match="no such detection rows"):
+        d.with_rows(colour=[1, 2])
+
+
 def test_indexing_and_filtering() -> None:
     d = sample()
     assert len(d) == 3 and len(Detections.empty()) == 0

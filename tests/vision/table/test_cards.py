@@ -7,7 +7,7 @@ import pytest
 from scorer.cards import parse_card
 from tests.tabletop import card_detections, row_detections, table, without_corners
 from vision.detection.detections import Detections, class_of_card
-from vision.reading import SMALL_INDEX_PX, frame_json
+from vision.frame_json import SMALL_INDEX_PX, frame_json
 from vision.table.cards import PairingConfig, cards_from_detections
 
 
