@@ -1,3 +1,5 @@
 """cribcam: a companion for a real cribbage table."""
 
-__version__ = "0.1.0"
+from importlib.metadata import version
+
+__version__ = version("cribcam")  # one place: pyproject.toml

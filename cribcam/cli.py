@@ -1,4 +1,4 @@
-"""The `cribcam` command: one parser whose subcommands each package registers itself."""
+"""The `cribcam` command: one parser; each module of `cribcam.commands` adds its subcommands."""
 
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from cribcam import __version__
-from cribcam.commands import art, decks, reading, serve, train
-from scorer import cli as scorer_cli
+from cribcam.commands import art, decks, reading, scoring, serve, train
 from scorer.errors import CribbageError
 from vision.errors import VisionError
 
@@ -20,7 +19,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"cribcam {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    scorer_cli.register(commands)
+    scoring.register(commands)
     art.register(commands)
     reading.register(commands)
     train.register(commands)

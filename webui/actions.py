@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from scorer.cli import show_to_json
 from scorer.game import Game
+from scorer.json_api import show_to_json
 from webui.bodies import card, cards, check_fields, integer, required_int
 from webui.errors import ApiError
 

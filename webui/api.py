@@ -11,7 +11,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
 
 from scorer.advice import Role, advise
-from scorer.cli import score_request
+from scorer.json_api import score_request
 from scorer.settings import Settings
 from vision.frame_json import frame_json
 from webui.actions import parse_action

@@ -5,11 +5,11 @@ from __future__ import annotations
 import datetime
 import functools
 from collections.abc import Mapping
+from importlib.metadata import version
 from typing import Any
 
 from flask import Flask, Response, jsonify
 
-from cribcam import __version__
 from vision.photo_reader import PhotoReader
 from vision.reading import CardReader
 from webui import pairing
@@ -72,7 +72,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     @app.get("/healthz")
     def healthz() -> Response:
-        return jsonify(ok=True, version=__version__,
+        return jsonify(ok=True, version=version("cribcam"),
                        detector=app.config["DETECTOR"] is not None,
                        camera=app.extensions["cribcam.camera"] is not None)  # fmt: skip
 

@@ -75,6 +75,8 @@ class CameraFeed:
         self._reader_factory, self._opener, self._on_change = reader_factory, opener, on_change
         self._interval, self._retry, self._read_timeout = interval, retry, read_timeout
         self._lock = threading.Lock()
+        # Notified on each new revision, so callers (tests) wait for a change instead of polling.
+        self._revised = threading.Condition(self._lock)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._revision, self._key = 0, ""
@@ -114,6 +116,11 @@ class CameraFeed:
     def revision(self) -> int:
         with self._lock:
             return self._revision
+
+    def wait_change(self, seen: int, timeout: float) -> bool:
+        """Wait until the revision is no longer `seen`; whether it changed within `timeout` s."""
+        with self._revised:
+            return self._revised.wait_for(lambda: self._revision != seen, timeout)
 
     def snapshot(self) -> dict[str, Any]:
         """The source's status and the latest smoothed table (see API.md, `GET /api/camera`)."""
@@ -274,5 +281,6 @@ class CameraFeed:
             self._key = key
             self._revision += 1
             revision = self._revision
+            self._revised.notify_all()
         if self._on_change is not None:
             self._on_change(revision)

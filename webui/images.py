@@ -13,24 +13,28 @@ _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _PNG_END = b"IEND\xaeB`\x82"
 
 
-class BadImageError(ApiError):
+class IncompleteUploadError(ApiError):
+    """An upload that is no image, or one cut off in transit (not `vision.errors.BadImageError`,
+    which a decoder raises)."""
+
     status = 400
 
 
 def image_kind(data: bytes) -> str:
-    """'jpeg', 'png' or 'webp' for a complete image; raises `BadImageError` naming the fault."""
+    """'jpeg', 'png' or 'webp' for a complete image; raises `IncompleteUploadError` naming the
+    fault."""
     if not data:
-        raise BadImageError("the upload is empty: send the image bytes as the body")
+        raise IncompleteUploadError("the upload is empty: send the image bytes as the body")
     if data.startswith(b"\xff\xd8\xff"):
         if not data.rstrip(b"\x00").endswith(b"\xff\xd9"):
-            raise BadImageError("the JPEG is truncated: it has no end-of-image marker")
+            raise IncompleteUploadError("the JPEG is truncated: it has no end-of-image marker")
         return "jpeg"
     if data.startswith(_PNG_SIGNATURE):
         if not data.endswith(_PNG_END):
-            raise BadImageError("the PNG is truncated: it has no IEND chunk")
+            raise IncompleteUploadError("the PNG is truncated: it has no IEND chunk")
         return "png"
     if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
         if int.from_bytes(data[4:8], "little") + 8 != len(data):
-            raise BadImageError("the WebP is truncated: its length does not match")
+            raise IncompleteUploadError("the WebP is truncated: its length does not match")
         return "webp"
-    raise BadImageError("the body is not a JPEG, PNG or WebP image")
+    raise IncompleteUploadError("the body is not a JPEG, PNG or WebP image")

@@ -14,8 +14,8 @@ from collections import OrderedDict
 from typing import Any
 
 from scorer.cards import Card
-from scorer.cli import show_to_json
 from scorer.game import Game
+from scorer.json_api import show_to_json
 from scorer.show import score_show
 from vision.table.cards import FrameCards
 from vision.table.roles import TableState

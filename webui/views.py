@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from scorer.cards import Card
-from scorer.cli import show_to_json
 from scorer.events import EventKind
 from scorer.game import Game
+from scorer.json_api import show_to_json
 from scorer.match import Match
 from scorer.show import score_show
 from webui.store import StoredGame

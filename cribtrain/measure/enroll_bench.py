@@ -1,6 +1,6 @@
 """Benchmark: enrol deck designs kept out of training, tune, and read them before and after.
 
-    python -m cribtrain.measure.enroll_bench [--decks dondorf] [--seed N] [--scene-seed M] [--out
+    python benchmarks/bench_enroll.py [--decks dondorf] [--seed N] [--scene-seed M] [--out
     FILE]
 
 For each held-out design (`datasets/decks.json`): four enrolment shots are rendered (one suit

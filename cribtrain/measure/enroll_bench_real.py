@@ -1,6 +1,6 @@
 """Benchmark: enrol the real decks of dev-real, tune, and read their held-out photos.
 
-    python -m cribtrain.measure.enroll_bench_real DATASET --split FILE [--relabel DIR] [--groups
+    python benchmarks/bench_enroll_real.py DATASET --split FILE [--relabel DIR] [--groups
     webcam]
 
 Each capture group of dev-real is one table's deck (`cribtrain.data.realsplit`). Its photos in the

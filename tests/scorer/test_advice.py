@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cribcam.commands.advice import register
 from scorer.advice import Advice, DiscardOption, Role, advise
-from scorer.advice_cli import register
 from scorer.cards import DECK, Card, parse_cards
 from scorer.errors import CribbageError, DuplicateCardError, InvalidCardError, InvalidHandError
 from scorer.settings import Settings, Variant

@@ -9,9 +9,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 from playwright import sync_api
 
 from tests.webui.test_serve import Server
+
+pytestmark = pytest.mark.slow  # a real browser: left out of the fast loop
 
 CHROMIUM = os.environ.get("CRIBCAM_CHROMIUM", "/usr/bin/chromium")
 assert Path(CHROMIUM).exists(), f"no Chromium at {CHROMIUM}: apt-get install chromium"

@@ -12,6 +12,8 @@ import pytest
 from tests.webui.test_browser import chromium, phone_page
 from tests.webui.test_serve import Server
 
+pytestmark = pytest.mark.slow  # a real browser: left out of the fast loop
+
 DEMO = Path(__file__).resolve().parents[2] / "webui" / "static" / "demo" / "table.jpg"
 
 

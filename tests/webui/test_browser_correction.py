@@ -10,6 +10,7 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import pytest
 from playwright import sync_api
 
 from cribtrain.data.clips import Clip
@@ -19,6 +20,8 @@ from vision.decks.enroll import cut_patch
 from vision.decks.profiles import ProfileStore
 from vision.detection.models import MODELS_DIR, READER_FILE
 from vision.table.sources import read_image
+
+pytestmark = pytest.mark.slow  # a real browser: left out of the fast loop
 
 DEMO = Path(__file__).resolve().parents[2] / "webui" / "static" / "demo" / "table.jpg"
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}

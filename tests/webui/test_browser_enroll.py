@@ -7,12 +7,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import cv2
+import pytest
 
 from cribtrain.data.synth import load_decks
 from tests.vision.decks.test_enroll import CLUBS, FIXTURE, layout
 from tests.webui.test_browser import chromium, phone_page
 from tests.webui.test_serve import Server
 from vision.decks.layout import RANKS
+
+pytestmark = pytest.mark.slow  # a real browser: left out of the fast loop
 
 
 def test_enrol_a_suit_correct_a_card_and_save(server: Server, tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 from playwright import sync_api
 from playwright.sync_api import Page
 
@@ -21,6 +22,8 @@ from scorer.show import score_show
 from tests.helpers import FIXTURES
 from tests.webui.test_browser import ARGS, CHROMIUM, phone_page
 from tests.webui.test_serve import Server
+
+pytestmark = pytest.mark.slow  # a real browser: left out of the fast loop
 
 HELD_OUT = FIXTURES / "deck-dondorf"
 HANDS = {"bottom": ["5H", "5C", "JD", "4S"], "top": ["7C", "8D", "9H", "KS"]}

@@ -22,6 +22,8 @@ from scorer.show import score_show
 from tests.webui.test_browser import chromium, phone_page
 from tests.webui.test_serve import Server, free_port
 
+pytestmark = pytest.mark.slow  # a real browser: left out of the fast loop
+
 NAMES = ["Ann", "Bob"]
 DEALER = 1  # Bob deals, Ann leads
 #: As dealt; the last two cards of each hand are laid away.
@@ -332,3 +334,22 @@ def test_the_server_killed_and_restarted_mid_game(server: Server, tmp_path: Path
         )
         assert scores_on(watcher) == list(game.scores)
         assert errors == []
+
+
+def test_choosing_five_card_sets_the_game_to_61(server: Server) -> None:
+    """Five-card cribbage is a 61-point game: the form follows the variant, and the player may
+    still choose another length after it."""
+    with chromium() as browser:
+        page = browser.new_page()
+        page.goto(server.url + "/")
+        page.select_option("select[name=variant]", "five-card")
+        assert page.input_value("select[name=target]") == "61"
+        page.select_option("select[name=variant]", "six-card")
+        assert page.input_value("select[name=target]") == "121"
+        page.select_option("select[name=variant]", "five-card")
+        page.click("button[type=submit]")
+        page.wait_for_url("**/games/*")
+        game_id = page.url.rstrip("/").rsplit("/", 1)[1]
+        status, game = server.call("GET", f"/api/games/{game_id}")
+        assert status == 200
+        assert (game["settings"]["variant"], game["settings"]["target"]) == ("five-card", 61)

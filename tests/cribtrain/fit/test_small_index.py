@@ -19,6 +19,8 @@ from vision.config import ReadingConfig
 from vision.detection.reader_classes import NOT_AN_INDEX
 from vision.reading import CardReader
 
+pytestmark = pytest.mark.slow  # training: left out of the fast loop
+
 #: Two dark 20 × 40 glyphs and one 8 × 20, on a light 640-px table.
 GLYPHS = np.array([[100, 100, 120, 140], [300, 200, 320, 240], [500, 400, 508, 420]], np.float64)
 

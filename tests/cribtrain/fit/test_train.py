@@ -38,6 +38,8 @@ from vision.detection.reader_classes import NOT_AN_INDEX, reader_info
 from vision.errors import TrainingError, WeightsError
 from vision.table.sources import read_image
 
+pytestmark = pytest.mark.slow  # training: left out of the fast loop
+
 
 @pytest.mark.parametrize("lr", [None, 0.003])
 def test_a_stage_trains_with_its_settings_and_the_learning_rate_asked_for(

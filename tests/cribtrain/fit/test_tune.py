@@ -35,6 +35,8 @@ from vision.decks.profiles import ProfileStore, file_hash
 from vision.detection.models import READER_FILE
 from vision.detection.reader_classes import reader_info
 
+pytestmark = pytest.mark.slow  # training: left out of the fast loop
+
 QUICK = TuneSettings(budget_s=45, reserve_s=20, variants=2, general_per_class=1, eval_angles=2)
 Tuned = tuple[ProfileStore, TuneResult, Path]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from cribtrain.data.cardart import CLASSES
 from cribtrain.data.synth import load_decks
@@ -17,6 +18,7 @@ def test_app_summary_counts_right_wrong_and_missed_cards() -> None:
     assert app_summary(frames) == {"precision": 0.5, "recall": 0.3333, "wrong": 1, "cards": 3}
 
 
+@pytest.mark.slow  # reads many frames end to end: the full run covers it
 def test_game_scenes_are_also_read_by_the_whole_app() -> None:
     deck = load_decks([FIXTURE_DECK])[0]
     readers = {"base": Reading(MODELS_DIR / READER_FILE)}

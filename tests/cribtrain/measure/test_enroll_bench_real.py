@@ -6,6 +6,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 
 from cribtrain.measure.enroll_bench import Reading
 from cribtrain.measure.enroll_bench_real import enrolment_patches, read_photos
@@ -56,6 +57,7 @@ def test_enrolment_takes_the_corrected_labels(tmp_path: Path) -> None:
     assert [card for card, _ in enrolment_patches(tmp_path, ["a.jpg"], relabel)] == ["3C"]
 
 
+@pytest.mark.slow  # reads many frames end to end: the full run covers it
 def test_the_held_out_photos_are_read_by_each_reader_and_by_the_whole_app() -> None:
     """The committed real photos, read by the base reader with and without the small-index
     reader: every labelled card counted once, most named by the app, corners mostly read."""

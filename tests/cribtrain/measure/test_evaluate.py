@@ -62,6 +62,7 @@ def test_a_missing_relabel_folder_is_named(tmp_path: Path) -> None:
         next(labelled_photos(SAMPLES, relabel=tmp_path / "nowhere"))
 
 
+@pytest.mark.slow  # reads many frames end to end: the full run covers it
 def test_cribcam_eval_measures_against_the_corrected_labels(tmp_path: Path) -> None:
     """The same readings, scored against labels naming other cards, lose their recall."""
     relabel = tmp_path / "relabel"
@@ -122,6 +123,7 @@ def test_recall_is_broken_down_by_each_cards_largest_index() -> None:
     }
 
 
+@pytest.mark.slow  # reads many frames end to end: the full run covers it
 def test_cribcam_eval_reports_recall_by_index_size_over_every_labelled_card(
     tmp_path: Path,
 ) -> None:
@@ -359,6 +361,7 @@ def test_pooled_draws_count_as_one_set_of_photos(
     assert "no photos.json in" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # reads many frames end to end: the full run covers it
 def test_cribcam_eval_against_an_earlier_run_writes_what_changed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -175,6 +175,7 @@ def test_cribcam_calibrate_writes_the_models_calibration(
     assert json.loads(capsys.readouterr().out)["card_threshold"] == written["card_threshold"]
 
 
+@pytest.mark.slow  # reads many frames end to end: the full run covers it
 def test_cribcam_calibrate_pools_more_labelled_folders(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -239,6 +239,7 @@ def test_the_shipped_network_agrees_with_a_scenes_geometry(scenes: Path) -> None
     assert known >= 20 and agreed == known
 
 
+@pytest.mark.slow  # reads many frames end to end: the full run covers it
 def test_training_cuts_turned_crops_and_exports_a_network_the_app_loads(
     scenes: Path, tmp_path: Path
 ) -> None:

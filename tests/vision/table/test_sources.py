@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import queue
+import socket
 import threading
-import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -20,10 +21,12 @@ from vision.table.sources import (
     MAX_IMAGE_PIXELS,
     Backoff,
     CameraSource,
+    Frame,
     ImageSource,
     MjpegStreamSource,
     PushSource,
     SourceState,
+    SourceStatus,
     VideoFileSource,
     decode_image,
     open_source,
@@ -47,11 +50,12 @@ def shade_of(image: npt.NDArray[np.uint8]) -> int:
     return round(float(image.mean()))
 
 
-def wait_for(condition: Callable[[], bool], timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.005)
+def wait_status(
+    source: CameraSource | MjpegStreamSource, done: Callable[[SourceStatus], bool]
+) -> None:
+    """Wait on the source's status changes (no polling) until ``done(status)``; the bound
+    only keeps a broken source from hanging the test."""
+    assert source.wait_for_status(done, 10.0), f"the source never got there: {source.status}"
 
 
 def test_image_file_and_folder(tmp_path: Path) -> None:
@@ -167,19 +171,22 @@ def test_push_source_keeps_newest_frame_and_rejects_bad_bytes() -> None:
 
 
 class FakeCamera:
-    """A capture that delivers ``frames`` pictures then fails, as an unplugged camera does."""
+    """A capture that delivers ``frames`` pictures then fails, as an unplugged camera does;
+    each opening is counted in ``opened`` and notifies ``changed``."""
 
     opened = 0
+    changed: ClassVar[threading.Condition] = threading.Condition()
 
     def __init__(self, frames: int, openable: bool = True) -> None:
         self.left, self.openable = frames, openable
-        FakeCamera.opened += 1
+        with FakeCamera.changed:
+            FakeCamera.opened += 1
+            FakeCamera.changed.notify_all()
 
     def isOpened(self) -> bool:
         return self.openable
 
     def read(self) -> tuple[bool, npt.NDArray[np.uint8] | None]:
-        time.sleep(0.002)
         if self.left <= 0:
             return False, None
         self.left -= 1
@@ -193,7 +200,9 @@ def test_camera_unplugged_reconnects() -> None:
     FakeCamera.opened = 0
     source = CameraSource(3, backoff=FAST, opener=lambda: FakeCamera(frames=2))
     try:
-        wait_for(lambda: FakeCamera.opened >= 3)  # opened, unplugged, reopened twice
+        with FakeCamera.changed:  # opened, unplugged, reopened twice
+            reopened = FakeCamera.changed.wait_for(lambda: FakeCamera.opened >= 3, 10.0)
+        assert reopened, f"opened {FakeCamera.opened} times, status {source.status}"
         assert source.status.reconnects >= 2
         frame = source.read(2.0)
         assert frame is not None and frame.image.shape == (48, 64, 3)
@@ -207,7 +216,7 @@ def test_camera_unplugged_reconnects() -> None:
 def test_camera_that_never_opens_fails_after_max_attempts() -> None:
     backoff = Backoff(initial=0.01, maximum=0.01, max_attempts=3)
     source = CameraSource(7, backoff=backoff, opener=lambda: FakeCamera(0, openable=False))
-    wait_for(lambda: source.status.state is SourceState.FAILED)
+    wait_status(source, lambda status: status.state is SourceState.FAILED)
     assert "camera 7 cannot be opened" in source.status.detail
     assert list(source) == []  # iteration ends instead of waiting forever
     source.close()
@@ -243,7 +252,7 @@ def test_a_camera_is_asked_for_its_frame_size(
     backoff = Backoff(initial=0.01, maximum=0.01, max_attempts=1)
     options = {} if size is None else {"size": size}
     source = CameraSource(2, backoff=backoff, **options)
-    wait_for(lambda: source.status.state is SourceState.FAILED)
+    wait_status(source, lambda status: status.state is SourceState.FAILED)
     source.close()
     capture = RecordingCapture.made[0]
     assert capture.index == 2
@@ -254,10 +263,13 @@ def test_a_camera_is_asked_for_its_frame_size(
 
 
 class MjpegHandler(BaseHTTPRequestHandler):
-    """Serves ``/video`` (MJPEG, dropping the connection after 3 frames on the first request),
-    ``/shot.jpg`` (one JPEG) and ``/text`` (not a camera)."""
+    """Serves ``/video`` (MJPEG: on the first request 3 frames, then the connection drops when
+    the test sets ``drop``; on later ones a frame, then the connection is held open until
+    ``release``), ``/shot.jpg`` (one JPEG) and ``/text`` (not a camera)."""
 
     requests = 0
+    drop: ClassVar[threading.Event] = threading.Event()
+    release: ClassVar[threading.Event] = threading.Event()
 
     def do_GET(self) -> None:
         if self.path == "/shot.jpg":
@@ -277,13 +289,13 @@ class MjpegHandler(BaseHTTPRequestHandler):
         self.send_response(200)
         self.send_header("Content-Type", "multipart/x-mixed-replace; boundary=frame")
         self.end_headers()
+        frames = [jpeg(70), b"\xff\xd8corrupt\xff\xd9", jpeg(70)] if first else [jpeg(180)]
         try:
-            for i in range(3 if first else 200):
-                data = jpeg(70 if first else 180) if i != 1 else b"\xff\xd8corrupt\xff\xd9"
+            for data in frames:
                 self.wfile.write(b"--frame\r\nContent-Type: image/jpeg\r\n")
                 self.wfile.write(b"Content-Length: %d\r\n\r\n" % len(data) + data + b"\r\n")
                 self.wfile.flush()
-                time.sleep(0.01)
+            (MjpegHandler.drop if first else MjpegHandler.release).wait(30.0)
         except (BrokenPipeError, ConnectionResetError):
             pass
 
@@ -294,30 +306,38 @@ class MjpegHandler(BaseHTTPRequestHandler):
 @pytest.fixture
 def server() -> Iterator[str]:
     MjpegHandler.requests = 0
+    MjpegHandler.drop, MjpegHandler.release = threading.Event(), threading.Event()
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), MjpegHandler)
     httpd.daemon_threads = True
     thread = threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    MjpegHandler.drop.set()
+    MjpegHandler.release.set()
     httpd.shutdown()
     httpd.server_close()
 
 
 def test_mjpeg_stream_drop_is_reported_and_reconnected(server: str) -> None:
-    source = open_source(server + "/video", backoff=FAST, timeout=2.0)
+    source = open_source(server + "/video", backoff=FAST, timeout=30.0)
     assert isinstance(source, MjpegStreamSource)
     try:
-        shades = []
-        deadline = time.monotonic() + 5
-        while 180 not in shades and time.monotonic() < deadline:
-            frame = source.read(0.5)
-            if frame is not None:
-                shades.append(round(shade_of(frame.image), -1))
-        assert shades[0] == 70 and shades[-1] == 180  # frames before and after the drop
-        assert source.status.reconnects >= 1
+        first = source.read(10.0)
+        assert first is not None, source.status
+        shades = [round(shade_of(first.image), -1)]
+        assert shades == [70] and source.status.reconnects == 0
+        MjpegHandler.drop.set()  # the stream drops after its 3 frames (one corrupt)
+        while shades[-1] != 180:  # the other 70, maybe, then the reconnected stream's 180
+            assert len(shades) < 3, f"frames {shades}"
+            frame = source.read(10.0)
+            assert frame is not None, f"no frame after {shades}: {source.status}"
+            shades.append(round(shade_of(frame.image), -1))
+        assert set(shades[:-1]) == {70}  # frames before and after the drop
+        assert source.status.reconnects == 1  # the new stream is held open: no more drops
         assert "stream ended" in str(source.status.error)
         assert source.status.state in (SourceState.LIVE, SourceState.STALLED)
     finally:
+        MjpegHandler.release.set()  # end the held stream, or close() waits on its read
         source.close()
 
 
@@ -329,7 +349,7 @@ def test_snapshot_url_and_non_camera_url(server: str) -> None:
     finally:
         source.close()
     bad = MjpegStreamSource(server + "/text", backoff=Backoff(0.01, max_attempts=2))
-    wait_for(lambda: bad.status.state is SourceState.FAILED)
+    wait_status(bad, lambda status: status.state is SourceState.FAILED)
     assert "text/html" in bad.status.detail
     bad.close()
     with pytest.raises(SourceOpenError):
@@ -337,13 +357,25 @@ def test_snapshot_url_and_non_camera_url(server: str) -> None:
 
 
 def test_unreachable_stream_reconnects_without_blocking_reads() -> None:
-    source = MjpegStreamSource("http://127.0.0.1:9/video", backoff=FAST, timeout=0.5)
+    """A read returns while the device thread still waits for the stream's answer (its socket
+    timeout is far off); once nobody listens, the source keeps reconnecting."""
+    listener = socket.create_server(("127.0.0.1", 0))  # takes the connection, never answers
+    port = listener.getsockname()[1]
+    source = MjpegStreamSource(f"http://127.0.0.1:{port}/video", backoff=FAST, timeout=60.0)
     try:
-        started = time.monotonic()
-        assert source.read(0.2) is None
-        assert time.monotonic() - started < 1.0
-        wait_for(lambda: source.status.reconnects >= 2)
+        reads: queue.Queue[Frame | None] = queue.Queue()
+        threading.Thread(target=lambda: reads.put(source.read(0.2)), daemon=True).start()
+        try:
+            frame = reads.get(timeout=30.0)
+        except queue.Empty:
+            pytest.fail("a read waited for the stream to answer")
+        assert frame is None
+        waiting = source.status
+        assert waiting.state is SourceState.CONNECTING, waiting  # the answer is still due
+        listener.close()  # the connection is reset, and the port refuses the next ones
+        wait_status(source, lambda status: status.reconnects >= 2)
         assert source.status.state is SourceState.RECONNECTING
         assert isinstance(source.status.error, SourceError)
     finally:
+        listener.close()
         source.close()

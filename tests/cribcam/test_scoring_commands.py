@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from cribcam.cli import main
-from scorer.cli import answer_lines, peg_request, score_request
+from cribcam.commands.scoring import answer_lines
+from scorer.json_api import peg_request, score_request
 
 
 def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -13,12 +13,12 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
-from scorer import advice_cli
+from cribcam.commands import advice as advice_cli
 from scorer.cards import parse_card, parse_cards
-from scorer.errors import CribbageError, refuse_unknown_fields
-from scorer.pegging import Pegging
+from scorer.errors import CribbageError
+from scorer.json_api import peg_request, score_request, show_to_json
 from scorer.replay import format_event, replay, replay_report
-from scorer.show import Show, score_show
+from scorer.show import score_show
 from scorer.stats import Distribution, show_distribution
 
 
@@ -52,39 +52,6 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 # -- score --------------------------------------------------------------------------------
-def score_request(request: Any) -> dict[str, Any]:
-    """Answer one `score --jsonl` request: ``{"hand": [...], "starter": "5C", "crib": false}``."""
-    if not isinstance(request, dict):
-        raise CribbageError(f"expected a JSON object, got {request!r}")
-    refuse_unknown_fields(request, {"hand", "starter", "crib"})
-    hand, starter, crib = request.get("hand"), request.get("starter"), request.get("crib", False)
-    if not isinstance(hand, list) or not all(isinstance(card, str) for card in hand):
-        raise CribbageError(f"'hand' must be a list of card strings, got {hand!r}")
-    if not isinstance(starter, str):
-        raise CribbageError(f"'starter' must be a card string, got {starter!r}")
-    if not isinstance(crib, bool):
-        raise CribbageError(f"'crib' must be true or false, got {crib!r}")
-    show = score_show(parse_cards(hand), parse_card(starter), crib=crib)
-    return {"total": show.total, "breakdown": show.breakdown()}
-
-
-def show_to_json(show: Show) -> dict[str, Any]:
-    """The full count: total, breakdown, items and the spoken cadence."""
-    return {
-        "hand": [str(card) for card in show.hand],
-        "starter": str(show.starter),
-        "crib": show.crib,
-        "total": show.total,
-        "breakdown": show.breakdown(),
-        "items": [
-            {"kind": item.kind.value, "name": item.name,
-             "cards": [str(card) for card in item.cards], "points": item.points}
-            for item in show.items
-        ],
-        "spoken": show.spoken(),
-    }  # fmt: skip
-
-
 def run_score(args: argparse.Namespace) -> int:
     if args.jsonl:
         return answer_lines(sys.stdin, sys.stdout, score_request)
@@ -101,49 +68,6 @@ def run_score(args: argparse.Namespace) -> int:
 
 
 # -- peg ----------------------------------------------------------------------------------
-def peg_request(request: Any) -> dict[str, Any]:
-    """Answer one `peg --jsonl` request (see the README for the format)."""
-    if not isinstance(request, dict):
-        raise CribbageError(f"expected a JSON object, got {request!r}")
-    refuse_unknown_fields(request, {"players", "dealer", "hands", "plays", "single_count"})
-    players, dealer = request.get("players"), request.get("dealer")
-    if not isinstance(players, int) or not isinstance(dealer, int):
-        raise CribbageError("'players' and 'dealer' must be integers")
-    hands = request.get("hands")
-    if hands is not None and (
-        not isinstance(hands, list) or not all(isinstance(hand, list) for hand in hands)
-    ):
-        raise CribbageError(f"'hands' must be a list of lists of cards, got {hands!r}")
-    plays = request.get("plays")
-    if not isinstance(plays, list):
-        raise CribbageError(f"'plays' must be a list of [seat, card] pairs, got {plays!r}")
-    pegging = Pegging(
-        players,
-        dealer,
-        None if hands is None else [parse_cards(hand) for hand in hands],
-        single_count=bool(request.get("single_count", False)),
-    )
-    points: list[int] = []
-    for number, step in enumerate(plays, start=1):
-        if not (isinstance(step, list) and len(step) == 2 and isinstance(step[0], int)
-                and isinstance(step[1], str)):  # fmt: skip
-            raise CribbageError(f"play {number}: expected [seat, card], got {step!r}")
-        seat, text = step
-        try:
-            if text.strip().lower() == "go":
-                pegging.go(seat)
-            else:
-                points.append(sum(item.points for item in pegging.play(seat, parse_card(text))))
-        except CribbageError as error:
-            raise CribbageError(f"play {number} {step!r}: {error}") from None
-    return {
-        "plays": points,
-        "totals": pegging.scores(),
-        "finished": pegging.finished,
-        "events": [event.to_json() for event in pegging.events],
-    }
-
-
 def run_peg(args: argparse.Namespace) -> int:
     if args.jsonl:
         return answer_lines(sys.stdin, sys.stdout, peg_request)
@@ -217,7 +141,11 @@ def _format_distribution(distribution: Distribution) -> str:
 
 def plot_distribution(distribution: Distribution, path: str) -> None:
     """A PNG bar chart of the distribution (matplotlib, no display needed)."""
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:
+        needed = "cribcam stats --plot needs matplotlib: pip install -e '.[plots]'"
+        raise SystemExit(needed) from None
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
