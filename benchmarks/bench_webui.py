@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from vision.detection.models import ModelMissingError
 from vision.frame_json import frame_json
-from vision.photo_reader import PhotoReader, load_default_detector
+from vision.photo_reader import PhotoReader, load_photo_reader
 from vision.reading import StageTimes
 from vision.table.sources import decode_image
 from webui import create_app
@@ -86,13 +86,13 @@ def main() -> int:
     parser.add_argument("--http", action="store_true", help="real HTTP through cheroot")
     args = parser.parse_args()
     try:
-        detector = TimedDetector(load_default_detector())
+        detector = TimedDetector(load_photo_reader())
     except ModelMissingError as error:
         print(f"no card model installed ({error}): nothing to time")
         return 0
     photo = DEMO.read_bytes()
     with tempfile.TemporaryDirectory() as tmp:
-        app = create_app({"DATABASE": Path(tmp) / "bench.sqlite3", "DETECTOR": detector})
+        app = create_app({"DATABASE": Path(tmp) / "bench.sqlite3", "PHOTO_READER": detector})
         post, stop = poster(app, args.http)
         try:
             game = app.test_client().post("/api/games", json={"players": 2}).get_json()["id"]

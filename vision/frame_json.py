@@ -13,14 +13,14 @@ SMALL_INDEX_PX = 24
 
 def card_json(seen: SeenCard) -> dict[str, Any]:
     """One physical card: `box` covers every index it was seen by (both corners: nearly the
-    whole card); `corners` holds each index's own box in this frame, what a correction of a
+    whole card); `index_boxes` holds each index's own box in this frame, what a correction of a
     misread card cuts out (none for a card a smoothed table kept through a gap)."""
-    corners = seen.detections.boxes.tolist() if seen.in_frame else []
+    boxes = seen.detections.boxes.tolist() if seen.in_frame else []
     return {
         "card": str(seen.card),
         "confidence": round(seen.confidence, 3),
         "box": [round(v, 1) for v in seen.box],
-        "corners": [[round(v, 1) for v in box] for box in corners],
+        "index_boxes": [[round(v, 1) for v in box] for box in boxes],
         "in_frame": seen.in_frame,
     }
 

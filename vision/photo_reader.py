@@ -58,7 +58,7 @@ class PhotoReader:
         return frame_json(name, self.read_frame(image)[0])
 
 
-def load_default_detector(config: ReadingConfig = DEFAULT_READING) -> PhotoReader:
+def load_photo_reader(config: ReadingConfig = DEFAULT_READING) -> PhotoReader:
     """The shipped models' reader reading as `config` says; `ModelMissingError` when they are
     not installed."""
     return PhotoReader(config=config)

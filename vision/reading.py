@@ -25,7 +25,7 @@ import numpy.typing as npt
 from vision.config import DEFAULT_READING, ReadingConfig
 from vision.detection.calibration import ScoreCalibration
 from vision.detection.detections import (
-    CORNER_UNKNOWN,
+    FACING_UNKNOWN,
     Detections,
     at_frame_edge,
     suppress_overlaps,
@@ -209,7 +209,7 @@ class CardReader:
     def orient(self, frame: Image, scored: Detections) -> Detections:
         """`scored` with which way the index of each reading at the card threshold faces."""
         wanted = scored.scores >= self.pairing.min_score
-        return scored.with_rows(corners=self.orientations(frame, scored.boxes, wanted))
+        return scored.with_rows(facing=self.orientations(frame, scored.boxes, wanted))
 
     def orientations(
         self, frame: Image, boxes: npt.NDArray[np.float32], wanted: npt.NDArray[np.bool_]
@@ -218,7 +218,7 @@ class CardReader:
         None without the network."""
         if self._orientation is None:
             return None
-        codes = np.full(len(boxes), CORNER_UNKNOWN, np.int8)
+        codes = np.full(len(boxes), FACING_UNKNOWN, np.int8)
         codes[wanted] = self._orientation(frame, boxes[wanted])
         return codes
 

@@ -18,12 +18,12 @@ from webui.actions import parse_action
 from webui.bodies import cards, check_fields, integer, json_body, json_object, names
 from webui.camera_view import game_camera_view
 from webui.capture import CameraFeed
-from webui.detect import read_frame, run_detector
 from webui.errors import ApiError
 from webui.frames import FrameMemory
 from webui.images import image_kind
 from webui.live import Broker, CameraEvents, event_stream
 from webui.page_tables import PageTables
+from webui.photo_reading import read_frame, read_photo
 from webui.store import GameStore, StoredGame
 from webui.views import game_view
 
@@ -67,7 +67,7 @@ def score() -> Response:
 def detect() -> Response:
     """Raw image bytes in, one `cribcam detect --json` object out (503 without a model)."""
     data, name = _image_upload()
-    return jsonify(run_detector(data, name))
+    return jsonify(read_photo(data, name))
 
 
 @api.post("/games")
@@ -205,7 +205,7 @@ def frame(game_id: str) -> Response:
     name = f"{game_id}-frame"
     read = read_frame(data)
     if read is None:
-        found = run_detector(data, name)
+        found = read_photo(data, name)
     else:
         seen, size = read
         table: PageTables = current_app.extensions["cribcam.page_tables"]

@@ -28,7 +28,7 @@ from webui.store import GameStore
 
 DEFAULTS: dict[str, Any] = {
     "DATABASE": None,  # path of the SQLite file; None: the user's data directory
-    "DETECTOR": None,  # an object with detect(image, name); None: detection answers 503
+    "PHOTO_READER": None,  # an object with detect(image, name); None: detection answers 503
     "CAMERA": False,  # show the camera panel on the page
     "CAMERA_SOURCE": None,  # --camera SOURCE: the server reads this camera itself (capture.py)
     "FRAME_READER": None,  # () -> the camera's reader, asked every frame; None: the detector's
@@ -73,7 +73,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     @app.get("/healthz")
     def healthz() -> Response:
         return jsonify(ok=True, version=version("cribcam"),
-                       detector=app.config["DETECTOR"] is not None,
+                       detector=app.config["PHOTO_READER"] is not None,
                        camera=app.extensions["cribcam.camera"] is not None)  # fmt: skip
 
     return app
@@ -101,7 +101,7 @@ def _shared_reader(config: Mapping[str, Any]) -> ReaderFactory:
     """The photo endpoint's reader when there is one: the models load only once, and the camera
     reads with the deck in use (`PhotoReader.use_reader`) from its next frame on. Otherwise a
     base reader of the camera's own, loaded once (the camera asks for it every frame)."""
-    detector = config.get("DETECTOR")
+    detector = config.get("PHOTO_READER")
     if isinstance(detector, PhotoReader):
         return detector.card_reader
     return functools.cache(CardReader)

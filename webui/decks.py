@@ -46,7 +46,7 @@ class Decks:
     """The profiles, the enrolment sessions, the tune and the reader the detector was given."""
 
     def __init__(self, app: Flask) -> None:
-        detector = app.config.get("DETECTOR")
+        detector = app.config.get("PHOTO_READER")
         models = getattr(detector, "models_dir", None)
         self.base_models = models if isinstance(models, Path) else MODELS_DIR
         root = app.config.get("DECKS_DIR")
@@ -80,7 +80,7 @@ class Decks:
         """Hand the deck in use's reader to the detector when it changed (chosen here or by
         `cribcam deck use`, renamed, deleted or re-tuned); detectors without `use_reader`
         (test doubles) are left alone."""
-        use = getattr(self.app.config.get("DETECTOR"), "use_reader", None)
+        use = getattr(self.app.config.get("PHOTO_READER"), "use_reader", None)
         if not callable(use):
             return
         try:

@@ -42,7 +42,7 @@ from vision.table.sources import decode_image
 from webui.bodies import check_fields, json_object
 from webui.decks import Decks, deck_json, decks, decks_json, save_enrolment
 from webui.enroll_sessions import EnrollReader, Session, session_json
-from webui.errors import ApiError, NoDetectorError
+from webui.errors import ApiError, NoCardModelError
 from webui.images import image_kind
 
 Image = npt.NDArray[np.uint8]
@@ -158,13 +158,13 @@ def _enroll_reader() -> EnrollReader:
     if factory is not None:
         reader: EnrollReader = factory()
         return reader
-    card_reader = getattr(current_app.config.get("DETECTOR"), "card_reader", None)
+    card_reader = getattr(current_app.config.get("PHOTO_READER"), "card_reader", None)
     if not callable(card_reader):
-        raise NoDetectorError("no card model installed: enrolment needs it to find the cards")
+        raise NoCardModelError("no card model installed: enrolment needs it to find the cards")
     try:
         loaded: EnrollReader = card_reader()
     except VisionError as error:
-        raise NoDetectorError(f"the card model could not be loaded: {error}") from None
+        raise NoCardModelError(f"the card model could not be loaded: {error}") from None
     return loaded
 
 

@@ -39,7 +39,7 @@ class GameNotFoundError(ApiError):
     status = 404
 
 
-class NoDetectorError(ApiError):
+class NoCardModelError(ApiError):
     status = 503
 
 

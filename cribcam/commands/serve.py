@@ -12,11 +12,11 @@ from cribcam.commands.art import at_least
 from cribcam.commands.reading import reading_config, reading_options
 from vision.config import ReadingConfig
 from vision.detection.models import ModelMissingError
-from vision.photo_reader import load_default_detector
+from vision.photo_reader import load_photo_reader
 from webui.app import create_app, shutdown
-from webui.detect import Detector
 from webui.pairing import new_code
 from webui.paths import data_dir, default_db
+from webui.photo_reading import PhotoReading
 from webui.server import make_server, serve
 from webui.tls import ensure_certificate, fingerprint, local_names
 
@@ -52,11 +52,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.set_defaults(run=run_serve)
 
 
-def load_detector(config: ReadingConfig) -> Detector | None:
+def installed_photo_reader(config: ReadingConfig) -> PhotoReading | None:
     """The shipped card models' reader reading as `config` says, or None (detection then
     answers 503, never guesses)."""
     try:
-        return load_default_detector(config)
+        return load_photo_reader(config)
     except ModelMissingError as error:
         print(f"cribcam: no card detector: {error}", file=sys.stderr)
         return None
@@ -69,7 +69,7 @@ def app_config(args: argparse.Namespace, code: str | None) -> dict[str, Any]:
         "DATABASE": args.db or default_db(),
         "CAMERA": args.camera is not None,
         "CAMERA_SOURCE": args.camera or None,
-        "DETECTOR": load_detector(reading_config(args)),
+        "PHOTO_READER": installed_photo_reader(reading_config(args)),
         "PAIRING_CODE": code,
         "DECKS_DIR": args.decks,
     }
@@ -96,7 +96,7 @@ def run_serve(args: argparse.Namespace) -> int:
                 + fingerprint(tls[0]),
                 f"cribcam: pairing code: {code}",
             ]
-        if app.config["DETECTOR"] is None and args.camera is not None:
+        if app.config["PHOTO_READER"] is None and args.camera is not None:
             lines.append("cribcam: no card model installed: enter cards with the card picker")
         if app.config["CAMERA_SOURCE"]:
             lines.append(f"cribcam: reading the camera {app.config['CAMERA_SOURCE']}")

@@ -28,7 +28,7 @@ from cribtrain.data.cardart import CLASSES
 from cribtrain.data.realsplit import split_part
 from cribtrain.data.trainsets import labelled_images, read_yolo
 from vision.detection.crops import READ_MARGIN, crop_index
-from vision.detection.detections import CORNER_UNKNOWN
+from vision.detection.detections import FACING_UNKNOWN
 from vision.detection.orientation import (
     DIAGONAL_TOLERANCE,
     ORIENTATION_FILE,
@@ -54,7 +54,7 @@ def scene_orientations(boxes: npt.NDArray[np.float64], classes: npt.NDArray[np.i
                        cards: list[dict[str, Any]]) -> npt.NDArray[np.int8]:  # fmt: skip
     """Each labelled index's orientation in a synthetic scene, from its card's face corners
     (unknown for a face turned near 45°, or a box no face of its card holds)."""
-    out = np.full(len(boxes), CORNER_UNKNOWN, np.int8)
+    out = np.full(len(boxes), FACING_UNKNOWN, np.int8)
     for n, (box, cls) in enumerate(zip(boxes, classes, strict=True)):
         centre = np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2], np.float32)
         for card in cards:
@@ -99,7 +99,7 @@ def cut(samples: Iterator[Sample], rng: np.random.Generator, copies: int = 1,
     for frame, boxes, orientations in tqdm(list(samples), desc=desc, unit="img"):
         grey = np.asarray(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), np.uint8)
         for box, orientation in zip(boxes, orientations, strict=True):
-            if orientation == CORNER_UNKNOWN or min(box[2] - box[0], box[3] - box[1]) < 3:
+            if orientation == FACING_UNKNOWN or min(box[2] - box[0], box[3] - box[1]) < 3:
                 continue
             for _ in range(copies):
                 side = max(box[2] - box[0], box[3] - box[1])

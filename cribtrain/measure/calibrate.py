@@ -44,7 +44,7 @@ class PhotoReadings:
     box_scores: npt.NDArray[np.float32]
     choices: npt.NDArray[np.int64]
     chances: npt.NDArray[np.float32]
-    corners: npt.NDArray[np.int8] | None
+    facing: npt.NDArray[np.int8] | None
     right: npt.NDArray[np.bool_]
     at_edge: npt.NDArray[np.bool_]
     truth_cards: frozenset[str]
@@ -59,7 +59,7 @@ class PhotoReadings:
         the app does (`CardReader.read`)."""
         first, second = (
             Detections(self.boxes, calibration.score(self.box_scores, self.chances[:, k]),
-                       self.choices[:, k], self.corners)
+                       self.choices[:, k], self.facing)
             for k in (0, 1)
         )  # fmt: skip
         seen, _, _ = cards_with_second_choice(
@@ -85,9 +85,9 @@ def read_photos(
         right = (overlap & (classes[:, None] == truth.class_ids[None, :])).any(axis=1)
         truth_cards = frozenset(CLASS_NAMES[c] for c in truth.class_ids.tolist())
         at_edge = at_frame_edge(boxes, frame.shape[1], frame.shape[0])
-        corners = reader.orientations(frame, boxes, np.ones(len(boxes), np.bool_))
+        facing = reader.orientations(frame, boxes, np.ones(len(boxes), np.bool_))
         photos.append(PhotoReadings(
-            boxes, box_scores, choices, chances, corners, right, at_edge, truth_cards
+            boxes, box_scores, choices, chances, facing, right, at_edge, truth_cards
         ))  # fmt: skip
     return photos
 

@@ -24,6 +24,7 @@ def garbage(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow  # reads whole frames through the shipped models
 def test_json_lines_name_a_bad_photo_and_read_the_rest(
     garbage: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -39,6 +40,7 @@ def test_json_lines_name_a_bad_photo_and_read_the_rest(
         assert answer["small_indices"] is False and answer["cut_at_edge"] is False
 
 
+@pytest.mark.slow  # reads whole frames through the shipped models
 def test_text_lines_say_when_a_card_cut_by_the_edge_was_not_read(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -53,6 +55,7 @@ def test_text_lines_say_when_a_card_cut_by_the_edge_was_not_read(
     assert cut_line.endswith("; a card cut by the picture's edge was not read")
 
 
+@pytest.mark.slow  # reads whole frames through the shipped models
 def test_one_look_reads_a_large_table_once(capsys: pytest.CaptureFixture[str]) -> None:
     """`--one-look` turns the closer and the far look off: a 1280-px table with small indices
     reads fewer of its cards."""

@@ -109,6 +109,7 @@ def test_console_script_runs_as_a_module(tmp_path: Path) -> None:
     assert json.loads(result.stdout)["total"] == 24
 
 
+@pytest.mark.slow  # draws a plot with matplotlib
 def test_stats_json_and_plot(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     plot = tmp_path / "hands.png"
     code, out, _ = run_cli(capsys, "stats", "--json", "--plot", str(plot))

@@ -14,6 +14,7 @@ from vision.errors import BadImageError
 from vision.photo_reader import PhotoReader
 
 
+@pytest.mark.slow  # reads whole frames through the shipped models
 def test_photo_reader_answers_the_detect_json_shape() -> None:
     data = (SAMPLES / "images" / "dev_0075.jpg").read_bytes()
     answer = PhotoReader().detect(data, "dev_0075.jpg")

@@ -48,6 +48,7 @@ def test_reads_the_right_cards_on_sample_photos(
     assert len(read) >= at_least, f"{name}: read only {sorted(read)}"
 
 
+@pytest.mark.slow  # reads whole frames through the shipped models
 @pytest.mark.parametrize("backend", ["openvino", "onnxruntime"])
 def test_the_detector_reads_at_the_side_asked_for(reader: CardReader, backend: str) -> None:
     """The shipped detector takes any side: 640 is the faster one, and reads the same cards
@@ -91,6 +92,7 @@ def test_the_reader_tells_the_size_its_detector_reads_a_frame_at(
     assert batch.shape[2:] == (read_at[1], read_at[0])
 
 
+@pytest.mark.slow  # reads whole frames through the shipped models
 def test_a_large_frame_with_small_indices_gets_a_closer_look(reader: CardReader) -> None:
     """A 1280-px table whose indices are about 11 px in the detector's 800-px input is read
     again at 1152 (and not far, at 384: its indices are small): more of its cards are read,
@@ -122,6 +124,7 @@ def test_no_closer_look_without_more_pixels_or_at_large_indices(
     assert near_reader.read(frame).looks == 1
 
 
+@pytest.mark.slow  # reads whole frames through the shipped models
 @pytest.mark.parametrize(("width", "height", "looks"), [(1280, 720, 2), (1024, 768, 1)])
 def test_a_closer_look_needs_a_fifth_more_side_than_the_first(
     near_reader: CardReader, width: int, height: int, looks: int
@@ -135,6 +138,7 @@ def test_a_closer_look_needs_a_fifth_more_side_than_the_first(
     assert near_reader.read(middle).looks == looks
 
 
+@pytest.mark.slow  # reads whole frames through the shipped models
 def test_a_close_up_of_large_indices_is_read_by_the_far_look(reader: CardReader) -> None:
     """A corner of a real photo enlarged three times: its indices are larger than any stage 1
     learnt, and the first look misses some cards; at half the side they come into its range."""
@@ -153,6 +157,7 @@ def test_a_close_up_of_large_indices_is_read_by_the_far_look(reader: CardReader)
     )
 
 
+@pytest.mark.slow  # reads whole frames through the shipped models
 def test_an_index_cut_by_the_frames_edge_counts_only_from_the_edge_threshold() -> None:
     reader = CardReader()
     shipped = reader.calibration
@@ -166,6 +171,7 @@ def test_an_index_cut_by_the_frames_edge_counts_only_from_the_edge_threshold() -
     assert reader.read(frame).indices == every[~at_edge | (every.scores >= 0.9)]
 
 
+@pytest.mark.slow  # reads whole frames through the shipped models
 def test_the_shipped_calibration_sets_a_cut_index_aside_and_says_so() -> None:
     """Cut through by the frame's edge, a 5D's index is not read, and a reading at the cut
     over the card threshold but under the edge threshold (at the frame's edge such readings
@@ -209,6 +215,7 @@ def test_index_boxes_box_each_glyph_once(reader: CardReader) -> None:
     assert len(raw) > len(boxes)
 
 
+@pytest.mark.slow  # reads whole frames through the shipped models
 def test_a_float32_reader_scores_as_onnx_runtime_does() -> None:
     """Held to float32 (`float32`), OpenVINO computes as a CPU without bfloat16 units does:
     its raw scores match ONNX Runtime's (float32 everywhere) to the fourth decimal, where
@@ -244,7 +251,7 @@ def test_each_stage_passes_detections_on(reader: CardReader) -> None:
     assert (scored.class_ids == probabilities.argmax(axis=1)).all()
     assert np.array_equal(scored.box_scores, box_scores)
     oriented = reader.orient(frame, scored)
-    assert oriented.corners is not None and np.array_equal(oriented.scores, scored.scores)
+    assert oriented.facing is not None and np.array_equal(oriented.scores, scored.scores)
     reading = reader.read(frame)
     assert set(reading.indices.cards()) >= {card.card for card in reading.cards.cards}
     grouped = reader.group_into_cards(reading.indices).cards  # no conflict to resolve

@@ -68,14 +68,14 @@ class Reader:
 
 
 class PhotoDetector:
-    """A fake `Detector` for the photo endpoints."""
+    """A fake `PhotoReading` for the photo endpoints."""
 
     def detect(self, image: bytes, name: str) -> dict[str, Any]:
         return {"image": name, "cards": [{"card": "5H", "confidence": 0.9, "box": [1, 2, 3, 4]}]}
 
 
 class TableDetector(PhotoDetector):
-    """A fake frame detector (`webui.detect.FrameDetector`): every frame shows `detections`."""
+    """A fake frame reader (`webui.photo_reading.FrameReading`): each frame shows `detections`."""
 
     def __init__(
         self,

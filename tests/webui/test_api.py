@@ -76,7 +76,7 @@ def test_detect_calls_the_injected_detector(db_path: Any) -> None:
     from webui import create_app
 
     detector = FakeDetector()
-    app = create_app({"TESTING": True, "DATABASE": db_path, "DETECTOR": detector})
+    app = create_app({"TESTING": True, "DATABASE": db_path, "PHOTO_READER": detector})
     response = app.test_client().post(
         "/api/detect?name=table.jpg", data=JPEG, content_type="image/jpeg"
     )
@@ -109,7 +109,7 @@ def test_detect_refuses_bad_uploads(
 
 def test_detect_refuses_an_image_claiming_too_many_pixels(app: Flask) -> None:
     """The app's own reader refuses it from its header: no decoding, no model loaded."""
-    app.config["DETECTOR"] = PhotoReader()
+    app.config["PHOTO_READER"] = PhotoReader()
     huge = png_claiming(20_000, 20_000)
     response = app.test_client().post("/api/detect", data=huge, content_type="image/png")
     assert response.status_code == 400
@@ -344,7 +344,7 @@ def test_frame_endpoint(client: FlaskClient, new_game: Callable[..., str], app: 
     game_id = new_game()
     response = client.post(f"/api/games/{game_id}/frame", data=JPEG, content_type="image/jpeg")
     assert response.status_code == 503
-    app.config["DETECTOR"] = FakeDetector()
+    app.config["PHOTO_READER"] = FakeDetector()
     response = client.post(f"/api/games/{game_id}/frame", data=JPEG, content_type="image/jpeg")
     assert response.status_code == 200
     assert response.json["game"] == game_id  # type: ignore[index]
@@ -358,7 +358,7 @@ def test_a_genuine_bug_is_json_500_without_traceback(app: Flask) -> None:
         def detect(self, image: bytes, name: str) -> dict[str, Any]:
             raise RuntimeError("boom")
 
-    app.config["DETECTOR"] = Broken()
+    app.config["PHOTO_READER"] = Broken()
     app.config["TESTING"] = False  # let the handler catch it as in production
     response = app.test_client().post("/api/detect", data=JPEG, content_type="image/jpeg")
     assert response.status_code == 500

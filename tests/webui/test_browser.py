@@ -74,9 +74,7 @@ def test_play_from_the_page_and_a_second_page_follows(server: Server, tmp_path: 
         page.click("#picker button[data-card='8D']")
         page.fill("#claim", "1")  # a short claim: 15 for 2
         page.click("#picker-ok")
-        watcher.wait_for_function(
-            "document.getElementById('count').textContent === '15'", timeout=2000
-        )
+        watcher.wait_for_function("document.getElementById('count').textContent === '15'")
         assert "claimed 1 of 2" in watcher.inner_text("#muggins")
         assert watcher.locator("#muggins button").count() == 0  # not a muggins game
         scores = watcher.inner_text("#scores").split()
@@ -84,9 +82,7 @@ def test_play_from_the_page_and_a_second_page_follows(server: Server, tmp_path: 
         watcher.screenshot(path=str(tmp_path / "watcher.png"), full_page=True)
 
         page.click("#undo")
-        watcher.wait_for_function(
-            "document.getElementById('count').textContent === '7'", timeout=2000
-        )
+        watcher.wait_for_function("document.getElementById('count').textContent === '7'")
         assert page.is_disabled("#picker button[data-card='7H']")  # already played
         assert errors == []
     assert (tmp_path / "watcher.png").stat().st_size > 0

@@ -55,7 +55,7 @@ def name_the_card(
     assert page.is_disabled(f"#misread-picker button[data-card='{misread}']")
     assert page.is_disabled("#misread-ok")
     page.click(f"#misread-picker button[data-card='{card}']")
-    corners: list[list[float]] = page.evaluate("misread.card.corners")
+    corners: list[list[float]] = page.evaluate("misread.card.index_boxes")
     if shot is not None:
         page.screenshot(path=str(shot))
     page.click("#misread-ok")
@@ -72,9 +72,9 @@ def test_a_misread_card_is_kept_for_the_deck_in_use(server: Server, tmp_path: Pa
     assert status == 201
     with camera_page(server, created["id"], video) as (page, errors):
         page.wait_for_function(  # the smoothed table accepts a card after a few frames
-            "detected && detected.table.cards.some((c) => c.corners.length === 2)"
+            "detected && detected.table.cards.some((c) => c.index_boxes.length === 2)"
         )
-        misread = page.evaluate("detected.table.cards.find((c) => c.corners.length === 2).card")
+        misread = page.evaluate("detected.table.cards.find((c) => c.index_boxes.length === 2).card")
         seen = page.evaluate("detected.table.cards.map((c) => c.card)")
         card = next(
             misread[:-1] + suit for suit in SUIT_SYMBOLS if misread[:-1] + suit not in seen

@@ -614,7 +614,7 @@ def test_detection_reads_with_the_deck_in_use(
     models = recording_models(tmp_path, monkeypatch)
     RecordingCardReader.made = []
     detector = PhotoReader(models)
-    app = make_app(db_path, decks_dir, DETECTOR=detector, ENROLL_READER=lambda: reader,
+    app = make_app(db_path, decks_dir, PHOTO_READER=detector, ENROLL_READER=lambda: reader,
                    DECK_TUNER=tuner)  # fmt: skip
     client = app.test_client()
     game = ok(client.post("/api/games", json={"players": 2}), 201)["id"]
@@ -657,7 +657,7 @@ def test_the_active_deck_reads_from_the_start(
     store.use("kitchen")
     models = recording_models(tmp_path, monkeypatch)
     detector = PhotoReader(models)
-    make_app(db_path, decks_dir, DETECTOR=detector)
+    make_app(db_path, decks_dir, PHOTO_READER=detector)
     assert detector.card_reader().reader_path == decks_dir / "kitchen" / READER_FILE
 
 
@@ -668,9 +668,9 @@ def test_the_server_camera_reads_with_the_deck_chosen(
     """`cribcam serve --camera SOURCE` follows the deck chosen on the page, without a restart."""
     models = recording_models(tmp_path, monkeypatch)
     RecordingCardReader.made, RecordingCardReader.read_with = [], []
-    app = make_app(db_path, decks_dir, DETECTOR=PhotoReader(models), ENROLL_READER=lambda: reader,
-                   DECK_TUNER=tuner, CAMERA_SOURCE="fake", CAMERA_OPENER=lambda spec: Frames(),
-                   CAMERA_INTERVAL=0.01)  # fmt: skip
+    app = make_app(db_path, decks_dir, PHOTO_READER=PhotoReader(models),
+                   ENROLL_READER=lambda: reader, DECK_TUNER=tuner, CAMERA_SOURCE="fake",
+                   CAMERA_OPENER=lambda spec: Frames(), CAMERA_INTERVAL=0.01)  # fmt: skip
     read_with = RecordingCardReader.read_with
     kitchen = decks_dir / "kitchen" / READER_FILE
     try:

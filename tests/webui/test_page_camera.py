@@ -37,7 +37,7 @@ def post_frames(client: FlaskClient, game_id: str, count: int) -> list[Any]:
 
 def test_the_show_on_camera_is_counted_once_the_table_is_steady(db_path: Path) -> None:
     client = create_app({"TESTING": True, "DATABASE": db_path,
-                         "DETECTOR": TableDetector(SHOW)}).test_client()  # fmt: skip
+                         "PHOTO_READER": TableDetector(SHOW)}).test_client()  # fmt: skip
     game_id = client.post("/api/games", json={"players": 2, "first_dealer": 0}).json["id"]
     first, *_, last = post_frames(client, game_id, 4)
     assert first["table"]["cards"] == [] and first["table"]["shows"] == []  # one frame: no trust
@@ -55,9 +55,9 @@ def test_the_show_on_camera_is_counted_once_the_table_is_steady(db_path: Path) -
 
 
 def test_each_card_carries_the_box_of_every_corner_it_was_read_by(db_path: Path) -> None:
-    """A correction cuts one corner index: `box` spans both corners, `corners` holds each."""
+    """A correction cuts one corner index: `box` spans both corners, `index_boxes` holds each."""
     client = create_app({"TESTING": True, "DATABASE": db_path,
-                         "DETECTOR": TableDetector(SHOW)}).test_client()  # fmt: skip
+                         "PHOTO_READER": TableDetector(SHOW)}).test_client()  # fmt: skip
     game_id = client.post("/api/games", json={"players": 2, "first_dealer": 0}).json["id"]
     last = post_frames(client, game_id, 4)[-1]
     truth = {str(seen.card): seen.detections.boxes.tolist()
@@ -67,7 +67,7 @@ def test_each_card_carries_the_box_of_every_corner_it_was_read_by(db_path: Path)
     for cards in (last["table"]["cards"], last["cards"]):
         assert {c["card"] for c in cards} == set(truth)
         for card in cards:
-            corners = card["corners"]
+            corners = card["index_boxes"]
             assert corners == [[round(v, 1) for v in box] for box in truth[card["card"]]]
             x1s, y1s, x2s, y2s = zip(*corners, strict=True)
             assert card["box"] == [min(x1s), min(y1s), max(x2s), max(y2s)]
@@ -81,20 +81,20 @@ def test_a_card_kept_through_a_gap_offers_no_corners_to_correct(db_path: Path) -
     whatever now lies at that spot."""
     detector = TableDetector(SHOW)
     client = create_app({"TESTING": True, "DATABASE": db_path,
-                         "DETECTOR": detector}).test_client()  # fmt: skip
+                         "PHOTO_READER": detector}).test_client()  # fmt: skip
     game_id = client.post("/api/games", json={"players": 2, "first_dealer": 0}).json["id"]
     post_frames(client, game_id, 4)
     detector.detections = SHOW[SHOW.class_ids != class_of_card(parse_card("5D"))]  # covered
     table = post_frames(client, game_id, 1)[0]["table"]
     starter = next(c for c in table["cards"] if c["role"] == "starter")
-    assert starter["card"] == "5D" and starter["corners"] == [] and starter["in_frame"] is False
+    assert starter["card"] == "5D" and starter["index_boxes"] == [] and starter["in_frame"] is False
     others = [c for c in table["cards"] if c["role"] != "starter"]
-    assert len(others) == 12 and all(c["in_frame"] and c["corners"] for c in others)
+    assert len(others) == 12 and all(c["in_frame"] and c["index_boxes"] for c in others)
 
 
 def test_each_game_smooths_its_own_frames(db_path: Path) -> None:
     client = create_app({"TESTING": True, "DATABASE": db_path,
-                         "DETECTOR": TableDetector(SHOW)}).test_client()  # fmt: skip
+                         "PHOTO_READER": TableDetector(SHOW)}).test_client()  # fmt: skip
     one = client.post("/api/games", json={"players": 2, "first_dealer": 0}).json["id"]
     two = client.post("/api/games", json={"players": 2, "first_dealer": 1}).json["id"]
     post_frames(client, one, 3)
@@ -105,7 +105,7 @@ def test_each_game_smooths_its_own_frames(db_path: Path) -> None:
 
 def test_a_frame_for_an_unknown_game_is_404(db_path: Path) -> None:
     client = create_app({"TESTING": True, "DATABASE": db_path,
-                         "DETECTOR": TableDetector(SHOW)}).test_client()  # fmt: skip
+                         "PHOTO_READER": TableDetector(SHOW)}).test_client()  # fmt: skip
     response = client.post("/api/games/nope/frame", data=DEMO.read_bytes(),
                            content_type="image/jpeg")  # fmt: skip
     assert response.status_code == 404 and "error" in response.json
@@ -118,7 +118,7 @@ def test_a_frame_of_small_indices_is_flagged_for_the_page(
     """The page asks for the camera closer when the cards' indices have too few pixels."""
     hand = table([row_detections(BOTTOM, (560, 640), g)])
     client = create_app({"TESTING": True, "DATABASE": db_path,
-                         "DETECTOR": TableDetector(hand)}).test_client()  # fmt: skip
+                         "PHOTO_READER": TableDetector(hand)}).test_client()  # fmt: skip
     game_id = client.post("/api/games", json={"players": 2, "first_dealer": 0}).json["id"]
     (answer,) = post_frames(client, game_id, 1)
     assert answer["index_px"] == g
@@ -130,7 +130,8 @@ def test_a_card_set_aside_at_the_frames_edge_is_told_to_the_page(db_path: Path, 
     """The page asks for every card in view when a card was seen only at a cut index."""
     hand = table([row_detections(BOTTOM, (560, 640), 40.0)])
     detector = TableDetector(hand, cut_at_edge=cut)
-    client = create_app({"TESTING": True, "DATABASE": db_path, "DETECTOR": detector}).test_client()
+    config = {"TESTING": True, "DATABASE": db_path, "PHOTO_READER": detector}
+    client = create_app(config).test_client()
     game_id = client.post("/api/games", json={"players": 2, "first_dealer": 0}).json["id"]
     (answer,) = post_frames(client, game_id, 1)
     assert answer["cut_at_edge"] is cut

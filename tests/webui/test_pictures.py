@@ -23,7 +23,7 @@ DEMO = Path(__file__).resolve().parents[2] / "webui" / "static" / "demo" / "tabl
 
 @pytest.fixture
 def app(db_path: Path) -> Flask:
-    return create_app({"TESTING": True, "DATABASE": db_path, "DETECTOR": PhotoDetector()})
+    return create_app({"TESTING": True, "DATABASE": db_path, "PHOTO_READER": PhotoDetector()})
 
 
 def _frame(client: FlaskClient, game_id: str, data: bytes | None = None) -> str:

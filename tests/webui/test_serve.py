@@ -140,6 +140,7 @@ def home(tmp_path: Path) -> Path:
     return tmp_path / "data"
 
 
+@pytest.mark.slow  # kills and restarts a server process
 def test_sigkill_mid_game_loses_nothing(tmp_path: Path, home: Path) -> None:
     db = tmp_path / "games.sqlite3"
     server = Server(db, home)

@@ -48,12 +48,12 @@ def test_the_reading_options_reach_the_reader_and_a_bad_size_stops_at_the_comman
 ) -> None:
     db = ["serve", "--db", str(tmp_path / "g.sqlite3")]
     config = app_config(build_parser().parse_args([*db, "--detector-size", "640"]), None)
-    assert config["DETECTOR"].card_reader().input_side == 640
-    assert config["DETECTOR"].card_reader().config.closer_look
-    assert config["DETECTOR"].card_reader().config.far_look
+    assert config["PHOTO_READER"].card_reader().input_side == 640
+    assert config["PHOTO_READER"].card_reader().config.closer_look
+    assert config["PHOTO_READER"].card_reader().config.far_look
     config = app_config(build_parser().parse_args([*db, "--one-look"]), None)
-    assert not config["DETECTOR"].card_reader().config.closer_look
-    assert not config["DETECTOR"].card_reader().config.far_look
+    assert not config["PHOTO_READER"].card_reader().config.closer_look
+    assert not config["PHOTO_READER"].card_reader().config.far_look
     with pytest.raises(SystemExit):
         build_parser().parse_args([*db, "--detector-size", "650"])
     assert "multiple of 32" in capsys.readouterr().err

@@ -1,6 +1,6 @@
 """`Detections`: the one validated batch of corner-index boxes that flows through the pipeline.
 
-Every stage after the detector (pairing corners into cards, table roles, smoothing) takes this
+Every stage after the detector (grouping indices into cards, table roles, smoothing) takes this
 type, so each stage can trust its inputs: the constructor checks shapes, box geometry, score
 range and class ids once, and raises `InvalidDetectionsError` naming the bad entry. The design
 follows roboflow/supervision's ``Detections`` (parallel numpy arrays, mask/index filtering)
@@ -42,10 +42,10 @@ CLASS_NAMES: tuple[str, ...] = tuple(
 #: Class id of a box whose card could not be read.
 UNKNOWN_CLASS = -1
 
-#: Orientation codes for the optional per-detection ``corners`` array: how the printed index
+#: Orientation codes for the optional per-detection ``facing`` array: how the printed index
 #: is rotated in the frame, clockwise. An upright index sits at its card's top-left as seen in
 #: the frame, so the orientation says in which direction the card's centre lies.
-CORNER_UNKNOWN, CORNER_UP, CORNER_RIGHT, CORNER_DOWN, CORNER_LEFT = -1, 0, 1, 2, 3
+FACING_UNKNOWN, FACING_UP, FACING_RIGHT, FACING_DOWN, FACING_LEFT = -1, 0, 1, 2, 3
 
 
 def card_of_class(class_id: int) -> Card:
@@ -79,7 +79,7 @@ class Detections:
     """N corner-index detections in one frame, as parallel read-only numpy arrays.
 
     ``boxes``: N×4 float32 ``x1, y1, x2, y2`` in frame pixels (x2 > x1, y2 > y1);
-    ``scores``: N float32 in 0..1; ``class_ids``: N int64 in -1..51; ``corners``: optional N
+    ``scores``: N float32 in 0..1; ``class_ids``: N int64 in -1..51; ``facing``: optional N
     int8 orientation codes (``CORNER_*``), -1 where unknown.
 
     Between the reading path's stages two more optional rows travel with them:
@@ -87,12 +87,12 @@ class Detections:
     N×52 float32 in 0..1, stage 2's chance of each card class ("not an index" what they leave).
     """
 
-    __slots__ = ("box_scores", "boxes", "class_ids", "corners", "probabilities", "scores")
+    __slots__ = ("box_scores", "boxes", "class_ids", "facing", "probabilities", "scores")
 
     boxes: FloatArray
     scores: FloatArray
     class_ids: IntArray
-    corners: npt.NDArray[np.int8] | None
+    facing: npt.NDArray[np.int8] | None
     box_scores: FloatArray | None
     probabilities: FloatArray | None
 
@@ -101,7 +101,7 @@ class Detections:
         boxes: npt.ArrayLike,
         scores: npt.ArrayLike,
         class_ids: npt.ArrayLike,
-        corners: npt.ArrayLike | None = None,
+        facing: npt.ArrayLike | None = None,
         *,
         box_scores: npt.ArrayLike | None = None,
         probabilities: npt.ArrayLike | None = None,
@@ -132,19 +132,19 @@ class Detections:
             i = int(bad[0])
             raise InvalidDetectionsError(f"class_ids[{i}] = {int(c[i])} is not -1..51")
         k: npt.NDArray[np.int8] | None = None
-        if corners is not None:
-            k64 = _as_int_array("corners", corners)
+        if facing is not None:
+            k64 = _as_int_array("facing", facing)
             if k64.shape != (n,):
-                raise InvalidDetectionsError(f"corners must have shape ({n},), got {k64.shape}")
-            bad = np.flatnonzero((k64 < CORNER_UNKNOWN) | (k64 > CORNER_LEFT))
+                raise InvalidDetectionsError(f"facing must have shape ({n},), got {k64.shape}")
+            bad = np.flatnonzero((k64 < FACING_UNKNOWN) | (k64 > FACING_LEFT))
             if bad.size:
                 i = int(bad[0])
-                raise InvalidDetectionsError(f"corners[{i}] = {int(k64[i])} is not -1..3")
+                raise InvalidDetectionsError(f"facing[{i}] = {int(k64[i])} is not -1..3")
             k = k64.astype(np.int8)
             k.setflags(write=False)
         for arr in (b, s, c):
             arr.setflags(write=False)
-        self.boxes, self.scores, self.class_ids, self.corners = b, s, c, k
+        self.boxes, self.scores, self.class_ids, self.facing = b, s, c, k
         self.box_scores = _optional_rows("box_scores", box_scores, (n,))
         self.probabilities = _optional_rows("probabilities", probabilities, (n, len(CLASS_NAMES)))
 
@@ -212,7 +212,7 @@ class Detections:
             self.boxes[sel],
             self.scores[sel],
             self.class_ids[sel],
-            None if self.corners is None else self.corners[sel],
+            None if self.facing is None else self.facing[sel],
             box_scores=None if self.box_scores is None else self.box_scores[sel],
             probabilities=None if self.probabilities is None else self.probabilities[sel],
         )
@@ -224,7 +224,7 @@ class Detections:
             np.array_equal(self.boxes, other.boxes)
             and np.array_equal(self.scores, other.scores)
             and np.array_equal(self.class_ids, other.class_ids)
-            and _same_optional(self.corners, other.corners)
+            and _same_optional(self.facing, other.facing)
             and _same_optional(self.box_scores, other.box_scores)
             and _same_optional(self.probabilities, other.probabilities)
         )
@@ -257,20 +257,20 @@ class Detections:
 
     def with_rows(self, **rows: npt.ArrayLike | None) -> Detections:
         """The same detections with some rows replaced (`boxes`, `scores`, `class_ids`,
-        `corners`, `box_scores`, `probabilities`), checked as the constructor checks them."""
+        `facing`, `box_scores`, `probabilities`), checked as the constructor checks them."""
         unknown = set(rows) - set(self.__slots__)
         if unknown:
             raise InvalidDetectionsError(f"no such detection rows: {sorted(unknown)}")
         now: dict[str, Any] = {name: getattr(self, name) for name in self.__slots__}
         now.update(rows)
         return Detections(
-            now["boxes"], now["scores"], now["class_ids"], now["corners"],
+            now["boxes"], now["scores"], now["class_ids"], now["facing"],
             box_scores=now["box_scores"], probabilities=now["probabilities"],
         )  # fmt: skip
 
     @staticmethod
     def concatenate(parts: Sequence[Detections]) -> Detections:
-        """All detections of several batches, in order (corners, box scores and probabilities
+        """All detections of several batches, in order (facing, box scores and probabilities
         kept only where all have them)."""
         if not parts:
             return Detections.empty()
@@ -283,7 +283,7 @@ class Detections:
             np.concatenate([p.boxes for p in parts]),
             np.concatenate([p.scores for p in parts]),
             np.concatenate([p.class_ids for p in parts]),
-            joined("corners"),
+            joined("facing"),
             box_scores=joined("box_scores"),
             probabilities=joined("probabilities"),
         )
@@ -299,8 +299,8 @@ class Detections:
                 "class_id": class_id,
                 "card": CLASS_NAMES[class_id] if class_id >= 0 else None,
             }
-            if self.corners is not None:
-                record["corner"] = int(self.corners[i])
+            if self.facing is not None:
+                record["facing"] = int(self.facing[i])
             records.append(record)
         return records
 

@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from vision.config import DEFAULT_READING
 from vision.detection.crops import READ_MARGIN, crop_index
-from vision.detection.detections import CORNER_UNKNOWN
+from vision.detection.detections import FACING_UNKNOWN
 
 Image = npt.NDArray[np.uint8]
 
@@ -80,8 +80,8 @@ def pair_orientations(
 ) -> npt.NDArray[np.int8]:
     """Each labelled index's orientation where its card's other index is labelled too (a card
     class boxed exactly twice, a card's length apart): the diagonal between them says how the
-    card lies; `CORNER_UNKNOWN` elsewhere."""
-    out = np.full(len(boxes), CORNER_UNKNOWN, np.int8)
+    card lies; `FACING_UNKNOWN` elsewhere."""
+    out = np.full(len(boxes), FACING_UNKNOWN, np.int8)
     centres = (boxes[:, :2] + boxes[:, 2:]) / 2
     sizes = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
     for cls in np.unique(classes):
@@ -103,7 +103,7 @@ def pair_orientations(
 
 class OrientationReader:
     """The orientation network: grey index crops in, (orientation codes, probabilities) out,
-    codes `CORNER_UNKNOWN` below `min_confidence` (`ReadingConfig.min_orientation_confidence`)."""
+    codes `FACING_UNKNOWN` below `min_confidence` (`ReadingConfig.min_orientation_confidence`)."""
 
     def __init__(
         self, run: Callable[[npt.NDArray[np.float32]], npt.NDArray[np.float32]],
@@ -124,5 +124,5 @@ class OrientationReader:
         """The orientation of the index in each box of `frame`, unknown where unsure."""
         p = self.probabilities(orientation_crops(frame, boxes))
         codes = np.asarray(p.argmax(axis=1), np.int8)
-        codes[p.max(axis=1) < self.min_confidence] = CORNER_UNKNOWN
+        codes[p.max(axis=1) < self.min_confidence] = FACING_UNKNOWN
         return codes

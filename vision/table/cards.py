@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from scorer.cards import Card
 from vision.detection.detections import (
-    CORNER_UNKNOWN,
+    FACING_UNKNOWN,
     Detections,
     card_of_class,
     class_of_card,
@@ -88,7 +88,7 @@ class SeenCard:
     in_frame: bool = True
 
     @property
-    def corners_seen(self) -> int:
+    def indices_seen(self) -> int:
         return len(self.detections)
 
 
@@ -218,7 +218,7 @@ def _cards(known: Detections, config: PairingConfig) -> tuple[list[SeenCard], li
         if len(sightings) == 1:
             cards.append(sightings[0])
             continue
-        pairs = [s for s in sightings if s.corners_seen >= 2]
+        pairs = [s for s in sightings if s.indices_seen >= 2]
         places = f"{card} seen at {len(sightings)} places that cannot be one card"
         if len(pairs) == 1:
             cards.append(pairs[0])
@@ -261,7 +261,7 @@ def _misread_corners(
     misread = np.zeros(len(known), bool)
     centres, sizes = known.centres.astype(np.float64), known.sizes.astype(np.float64)
     for seen in cards:
-        if seen.corners_seen != 3:
+        if seen.indices_seen != 3:
             continue
         corners = seen.detections.centres.astype(np.float64)
         far = np.hypot(*(corners[:, None, :] - corners[None, :, :]).transpose(2, 0, 1))
@@ -335,17 +335,17 @@ def _glyphs_apart(
     if max(si, sj) > config.size_ratio * min(si, sj):
         return None
     dist = float(np.hypot(*(a.centres[i] - b.centres[j]))) / ((si + sj) / 2)
-    ci = CORNER_UNKNOWN if a.corners is None else int(a.corners[i])
-    cj = CORNER_UNKNOWN if b.corners is None else int(b.corners[j])
+    ci = FACING_UNKNOWN if a.facing is None else int(a.facing[i])
+    cj = FACING_UNKNOWN if b.facing is None else int(b.facing[j])
     return dist if _may_share_card(ci, cj, dist, config) else None
 
 
 def _may_share_card(ci: int, cj: int, dist: float, config: PairingConfig) -> bool:
-    """Whether indices facing `ci` and `cj` (`CORNER_UNKNOWN`: either) `dist` glyphs apart may
+    """Whether indices facing `ci` and `cj` (`FACING_UNKNOWN`: either) `dist` glyphs apart may
     be one card's: a card's indices far apart face opposite ways; only a four-index card's
     side-by-side pair faces the same way. (A quarter turn between them is left to distance:
     it is what a reading of a card turned near 45° gets wrong.)"""
-    return CORNER_UNKNOWN in (ci, cj) or ci != cj or dist <= config.side_by_side_max
+    return FACING_UNKNOWN in (ci, cj) or ci != cj or dist <= config.side_by_side_max
 
 
 def _join_diagonals(
@@ -386,9 +386,9 @@ def _seen(card: Card, d: Detections, config: PairingConfig) -> SeenCard:
     cx, cy = (float(v) for v in _midpoint(d.centres))  # a diagonal: the card's centre
     if len(d) == 1:
         confidence = float(d.scores[0])
-        if d.corners is not None and d.corners[0] != CORNER_UNKNOWN:
+        if d.facing is not None and d.facing[0] != FACING_UNKNOWN:
             dx, dy = config.centre_offset
-            for _ in range(int(d.corners[0])):
+            for _ in range(int(d.facing[0])):
                 dx, dy = -dy, dx  # rotate the offset 90° clockwise (image y points down)
             cx, cy = cx + dx * size, cy + dy * size
     else:

@@ -105,7 +105,7 @@ class _Track:
         jump = math.dist(centre, expected) > self.config.match_radius * g
         w = 1.0 if jump else self.config.position_weight
         self.since_whole += 1
-        if seen.corners_seen == 2:
+        if seen.indices_seen == 2:
             glyphs = seen.detections.centres.tolist()
             self.glyph_offsets = [(x - seen.centre[0], y - seen.centre[1]) for x, y in glyphs]
             self.since_whole = 0
@@ -130,7 +130,7 @@ class _Track:
         offsets are known, so a covered corner does not move the card (which would break up
         its row, and mislead the shake estimate).
         """
-        if seen.corners_seen != 1 or not self.glyph_offsets:
+        if seen.indices_seen != 1 or not self.glyph_offsets:
             return seen.centre
         x, y = (float(v) for v in seen.detections.centres[0])
         candidates = [(x - dx, y - dy) for dx, dy in self.glyph_offsets]
@@ -269,7 +269,7 @@ class TableSmoother:
                 and t.since_whole <= self.config.whole_memory
             ]
             for s in sightings:
-                if id(s) in used or s.corners_seen != 1:
+                if id(s) in used or s.indices_seen != 1:
                     continue
                 if any(distance(s, t) <= self.config.same_spot for t in owners):
                     used.add(id(s))

@@ -213,10 +213,10 @@ class ServerCamera {
 }
 
 /* A card the camera sees, with a "wrong?" button that calls `onWrong(card)` (the card's
-   object in the answer, with its `corners`). A card kept through a gap has no corners in
+   object in the answer, with its `index_boxes`). A card kept through a gap has no index boxes in
    this frame, so nothing of it could be saved: its button waits until the camera sees it. */
 function seenChip(card, onWrong) {
-  const button = card.corners.length
+  const button = card.index_boxes.length
     ? el("button", { type: "button", class: "wrong", "aria-label": `${card.card} is wrong`,
         onclick: () => onWrong(card) }, "wrong?")
     : el("button", { type: "button", class: "wrong", disabled: "",

@@ -384,7 +384,7 @@ async function saveMisread(chosen) {
   status.textContent = `Saving ${cardLabel(chosen)}…`;
   let saved = 0;
   let deck = null;
-  for (const box of card.corners) {
+  for (const box of card.index_boxes) {
     let reply;
     try {
       reply = await postCorrection(chosen, box, picture);
@@ -392,7 +392,7 @@ async function saveMisread(chosen) {
       reply = { ok: false, answer: { error: `the server cannot be reached: ${error}` } };
     }
     if (!reply.ok) {
-      const kept = saved ? ` (${saved} of ${card.corners.length} corners were saved)` : "";
+      const kept = saved ? ` (${saved} of ${card.index_boxes.length} corners were saved)` : "";
       status.className = "error";
       status.replaceChildren(`Not saved: ${reply.answer.error || `HTTP ${reply.status}`}${kept}. `,
         el("a", { href: "/enroll" }, "Choose or teach a deck"));

@@ -58,6 +58,7 @@ def test_play_events_are_complete_in_order_and_once(
     assert [(e.seat, e.card) for e in events] == list(clip.plays)
 
 
+@pytest.mark.slow  # renders a clip
 @pytest.mark.parametrize("dealer", ["bottom", "top"])
 def test_show_layout_puts_every_card_in_its_role(
     deck: Deck, reader: CardReader, dealer: Seat

@@ -195,6 +195,7 @@ def test_face_down_and_off_image_cards_unlabelled(decks: list[Deck]) -> None:
     assert sc.labels == []
 
 
+@pytest.mark.slow  # renders whole scenes
 def test_a_wider_camera_sees_the_same_table_with_larger_indices(decks: list[Deck]) -> None:
     """`seen_at(640)` is the training default; at 1280 px the indices are about twice as tall
     (a wider frame draws other layouts, so the median over a dozen scenes is compared)."""

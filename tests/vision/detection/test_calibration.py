@@ -159,6 +159,7 @@ def _networks_only(tmp_path: Path) -> Path:
     return models
 
 
+@pytest.mark.slow  # reads whole frames through the shipped models
 def test_cribcam_calibrate_writes_the_models_calibration(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -45,7 +45,7 @@ def test_arrays_are_typed_and_read_only() -> None:
     d = sample()
     assert d.boxes.dtype == np.float32 and d.boxes.shape == (3, 4)
     assert d.scores.dtype == np.float32 and d.class_ids.dtype == np.int64
-    assert d.corners is None
+    assert d.facing is None
     with pytest.raises(ValueError):
         d.boxes[0, 0] = 5
     assert d.centres.tolist() == [[5, 10], [10, 17.5], [110, 55]]
@@ -72,13 +72,13 @@ def test_constructor_names_the_bad_input(args: tuple[object, ...], message: str)
         Detections(*args)  # type: ignore[arg-type]
 
 
-def test_corners_are_validated() -> None:
-    d = Detections([[0, 0, 10, 10]], [0.5], [1], corners=[2])
-    assert d.corners is not None and d.corners.tolist() == [2]
-    with pytest.raises(InvalidDetectionsError, match=r"corners\[0\] = 4"):
-        Detections([[0, 0, 10, 10]], [0.5], [1], corners=[4])
-    with pytest.raises(InvalidDetectionsError, match="corners must have shape"):
-        Detections([[0, 0, 10, 10]], [0.5], [1], corners=[0, 1])
+def test_facing_is_validated() -> None:
+    d = Detections([[0, 0, 10, 10]], [0.5], [1], facing=[2])
+    assert d.facing is not None and d.facing.tolist() == [2]
+    with pytest.raises(InvalidDetectionsError, match=r"facing\[0\] = 4"):
+        Detections([[0, 0, 10, 10]], [0.5], [1], facing=[4])
+    with pytest.raises(InvalidDetectionsError, match="facing must have shape"):
+        Detections([[0, 0, 10, 10]], [0.5], [1], facing=[0, 1])
 
 
 def test_the_stages_rows_are_validated_and_travel_with_the_detections() -> None:
@@ -157,9 +157,9 @@ def test_dev_real_label_files_parse() -> None:
 
 
 def test_to_json() -> None:
-    d = Detections([[1, 2, 3, 4]], [0.5], [37], corners=[0])
+    d = Detections([[1, 2, 3, 4]], [0.5], [37], facing=[0])
     assert json.loads(d.to_json()) == [
-        {"box": [1.0, 2.0, 3.0, 4.0], "score": 0.5, "class_id": 37, "card": "QH", "corner": 0}
+        {"box": [1.0, 2.0, 3.0, 4.0], "score": 0.5, "class_id": 37, "card": "QH", "facing": 0}
     ]
     assert sample().to_records()[2]["card"] is None
 

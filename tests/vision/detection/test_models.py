@@ -27,6 +27,7 @@ def _threads_now() -> int:
     return len(os.listdir("/proc/self/task"))
 
 
+@pytest.mark.slow  # reads whole frames through the shipped models
 def test_a_one_thread_model_starts_no_threads_and_reads_the_same() -> None:
     """`threads=1` (processes reading side by side) keeps ONNX Runtime's pool to the calling
     thread, where by default it starts one a core; the readings are the same."""

@@ -58,6 +58,7 @@ def test_an_index_printed_light_on_dark_reads_as_its_negative(reader: CardReader
     assert (negative == plain).mean() >= 0.9
 
 
+@pytest.mark.slow  # reads whole frames through the shipped models
 def test_a_reader_tuned_on_a_dark_ink_deck_reads_no_negatives(
     reader: CardReader, tmp_path: Path
 ) -> None:
@@ -143,6 +144,7 @@ def test_a_reader_of_the_52_cards_only_gives_them_all_its_probability(tmp_path: 
     np.testing.assert_allclose(read.sum(axis=1), 1.0, atol=0.005)
 
 
+@pytest.mark.slow  # reads whole frames through the shipped models
 def test_small_boxes_are_read_again_by_the_small_index_reader_where_the_models_have_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -195,6 +197,7 @@ def test_the_geometric_mean_of_two_readings_leans_to_the_weighted_one() -> None:
     assert 0.99 > even.sum() > 0.8
 
 
+@pytest.mark.slow  # reads whole frames through the shipped models
 def test_a_decks_reader_reads_large_boxes_with_the_base_reader_beside_it(tmp_path: Path) -> None:
     """A deck reader that reads every crop as 5H, with the base reader beside it: the boxes the
     small-index reader leaves read the weighted geometric mean of both, the small ones as

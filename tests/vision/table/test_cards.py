@@ -15,7 +15,7 @@ def test_two_corners_make_one_card_at_its_centre() -> None:
     seen = cards_from_detections(table([card_detections("7H", (300, 200), score=0.8)]))
     assert [str(c.card) for c in seen.cards] == ["7H"] and not seen.conflicts
     card = seen.cards[0]
-    assert card.corners_seen == 2
+    assert card.indices_seen == 2
     assert card.centre == pytest.approx((300, 200))
     assert card.confidence == pytest.approx(1 - 0.2 * 0.2)
     assert card.glyph_size == pytest.approx(20)
@@ -30,7 +30,7 @@ def test_pairs_at_any_rotation_and_scale(rotation: int) -> None:
         card_detections("AD", (500, 300), 40, rotation=rotation),
     ])  # fmt: skip
     seen = cards_from_detections(d)
-    assert {str(c.card): c.corners_seen for c in seen.cards} == {"AS": 2, "AD": 2}
+    assert {str(c.card): c.indices_seen for c in seen.cards} == {"AS": 2, "AD": 2}
 
 
 @pytest.mark.parametrize("corners", ["tl tr bl br", "tl tr br", "tr bl"])
@@ -39,7 +39,7 @@ def test_four_index_decks_make_one_card(corners: str, orientation: bool) -> None
     d = table([card_detections("KS", (300, 200), rotation=2, corners=corners),
                card_detections("QH", (420, 200), corners="tl tr bl br")])  # fmt: skip
     seen = cards_from_detections(d if orientation else without_corners(d))
-    assert {str(c.card): c.corners_seen for c in seen.cards} == {"KS": len(corners.split()),
+    assert {str(c.card): c.indices_seen for c in seen.cards} == {"KS": len(corners.split()),
                                                                  "QH": 4}  # fmt: skip
     assert not seen.conflicts
     assert seen.by_card()[parse_card("KS")].centre == pytest.approx((300, 200))
@@ -67,7 +67,7 @@ def test_five_indices_are_not_one_card() -> None:
 
 def test_fanned_hand_is_seen_by_one_corner_per_card() -> None:
     seen = cards_from_detections(table([row_detections(["2C", "3C", "4C", "5C"], (300, 400))]))
-    assert [c.corners_seen for c in sorted(seen.cards, key=lambda c: c.card)] == [1, 1, 1, 2]
+    assert [c.indices_seen for c in sorted(seen.cards, key=lambda c: c.card)] == [1, 1, 1, 2]
     assert not seen.conflicts
 
 
@@ -135,7 +135,7 @@ def test_a_narrow_four_index_card_is_one_card(half_width: int) -> None:
     centres = [(x * half_width, y * 36) for y in (-1, 1) for x in (-1, 1)]
     boxes = [[100 + x - 4, 100 + y - 10, 100 + x + 4, 100 + y + 10] for x, y in centres]
     seen = cards_from_detections(Detections(boxes, [0.9, 0.85, 0.5, 0.45], [14] * 4))
-    assert [(str(c.card), c.corners_seen) for c in seen.cards] == [("2D", 4)]
+    assert [(str(c.card), c.indices_seen) for c in seen.cards] == [("2D", 4)]
     assert not seen.conflicts
 
 
@@ -145,7 +145,7 @@ def test_duplicate_readings_of_one_glyph_are_merged() -> None:
     echo = Detections(d.boxes[:1] + 3, [0.6], d.class_ids[:1])  # same class, shifted box
     seen = cards_from_detections(Detections.concatenate([d, misread, echo]))
     assert [str(c.card) for c in seen.cards] == ["6H"] and not seen.conflicts
-    assert seen.cards[0].corners_seen == 2
+    assert seen.cards[0].indices_seen == 2
 
 
 def test_low_scores_and_unknown_classes_are_set_aside() -> None:

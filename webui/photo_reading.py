@@ -1,7 +1,8 @@
-"""The card detector as the web app sees it: any object with `detect(image, name)`.
+"""The photo reader as the web app sees it: any object with `detect(image, name)`.
 
-The app takes one from its config (``DETECTOR``); `cribcam serve` passes the installed model's
-detector when there is one. With none, detection endpoints answer 503 rather than guess.
+The app takes one from its config (``PHOTO_READER``); `cribcam serve` passes the installed
+models' `vision.photo_reader.PhotoReader` when there is one. With none, the endpoints that read
+photos answer 503 rather than guess.
 """
 
 from __future__ import annotations
@@ -11,11 +12,11 @@ from typing import Any, Protocol, runtime_checkable
 from flask import current_app
 
 from vision.table.cards import FrameCards
-from webui.errors import ApiError, NoDetectorError
+from webui.errors import ApiError, NoCardModelError
 
 
 @runtime_checkable
-class Detector(Protocol):
+class PhotoReading(Protocol):
     def detect(self, image: bytes, name: str) -> dict[str, Any]:
         """One `cribcam detect --json` object for the image bytes:
         ``{"image": name, "cards": [{"card": "5H", "confidence": 0.97, "box": [x1, y1, x2, y2]}]}``
@@ -24,15 +25,15 @@ class Detector(Protocol):
 
 
 @runtime_checkable
-class FrameDetector(Detector, Protocol):
+class FrameReading(PhotoReading, Protocol):
     def read_frame(self, image: bytes) -> tuple[FrameCards, tuple[int, int]]:
         """The physical cards in the image bytes, and the image's width and height."""
         ...
 
 
-def run_detector(image: bytes, name: str) -> dict[str, Any]:
+def read_photo(image: bytes, name: str) -> dict[str, Any]:
     """Detect with the configured detector; an image it cannot decode is the client's fault."""
-    detector = current_detector()
+    detector = current_photo_reader()
     try:
         return detector.detect(image, name)
     except ValueError as error:  # the vision package's bad-image errors are ValueErrors
@@ -41,8 +42,8 @@ def run_detector(image: bytes, name: str) -> dict[str, Any]:
 
 def read_frame(image: bytes) -> tuple[FrameCards, tuple[int, int]] | None:
     """The cards of a camera frame for smoothing, or None when the detector only answers JSON."""
-    detector = current_detector()
-    if not isinstance(detector, FrameDetector):
+    detector = current_photo_reader()
+    if not isinstance(detector, FrameReading):
         return None
     try:
         return detector.read_frame(image)
@@ -50,12 +51,12 @@ def read_frame(image: bytes) -> tuple[FrameCards, tuple[int, int]] | None:
         raise ApiError(f"the image could not be read: {error}") from None
 
 
-def current_detector() -> Detector:
-    detector = current_app.config.get("DETECTOR")
+def current_photo_reader() -> PhotoReading:
+    detector = current_app.config.get("PHOTO_READER")
     if detector is None:
-        raise NoDetectorError(
+        raise NoCardModelError(
             "no card model installed: detection is unavailable; enter the cards by hand"
         )
-    if not isinstance(detector, Detector):
-        raise TypeError(f"DETECTOR {detector!r} has no detect(image, name) method")
+    if not isinstance(detector, PhotoReading):
+        raise TypeError(f"PHOTO_READER {detector!r} has no detect(image, name) method")
     return detector
