@@ -53,7 +53,7 @@ Boxes = npt.NDArray[np.float32]
 SHOT = SynthConfig(size=800, effects=True, perspective=False, board=0.0)
 
 
-class Reading(NamedTuple):
+class ReaderSetup(NamedTuple):
     """One way the app reads a bench's cards: its reading stage, whether the small-index reader
     reads small boxes beside it, and the base reader's weight beside a deck's reader."""
 
@@ -138,10 +138,10 @@ SIZE_BANDS = ((0, 12), (12, 16), (16, 20), (20, 28), (28, 40), (40, 10_000))
 GAME_PX = 1280
 
 
-def game_accuracy(deck: Deck, models: Path, readers: dict[str, Reading], scenes: int,
+def game_accuracy(deck: Deck, models: Path, readers: dict[str, ReaderSetup], scenes: int,
                   seed: int, px: int = GAME_PX) -> dict[str, dict[str, Any]]:  # fmt: skip
     """Per-index and per-card accuracy of each reader (`readers`: name -> how it reads,
-    `Reading`; the per-index figures are the reading stage's alone) on labelled indices of
+    `ReaderSetup`; the per-index figures are the reading stage's alone) on labelled indices of
     game scenes `px` wide, read as the app reads them (every quarter turn), and per index
     size: the smallest indices carry too few pixels for any reader. `app`: the cards the whole
     app names (detector, reader, calibrated threshold, pairing) against the face-up cards with
@@ -190,7 +190,7 @@ def game_accuracy(deck: Deck, models: Path, readers: dict[str, Reading], scenes:
 
 
 def stage_probabilities(
-    apps: dict[str, CardReader], readers: dict[str, Reading], batch: Image
+    apps: dict[str, CardReader], readers: dict[str, ReaderSetup], batch: Image
 ) -> dict[str, npt.NDArray[np.float32]]:
     """Each reading's class probabilities of `batch`, classified once per reading stage: the
     second readers beside a stage (small-index, base) change the cards the app names, not
@@ -203,17 +203,17 @@ def stage_probabilities(
 
 
 def compared_readers(models: Path, tuned: Path,
-                     base_weights: Sequence[float] = ()) -> dict[str, Reading]:  # fmt: skip
+                     base_weights: Sequence[float] = ()) -> dict[str, ReaderSetup]:  # fmt: skip
     """The readings a bench compares: the base models ("before"), a deck's tuned reader as the
     app reads with it, beside the small-index reader ("after"), that reader alone, and the
     tuned reader with the base reader beside it at each of `base_weights` ("after_base_W";
     "after" reads at the app's `deck_base_weight`)."""
     readings = {
-        "before": Reading(models / READER_FILE),
-        "after": Reading(tuned, base_weight=ReadingConfig().deck_base_weight),
-        "after_no_small": Reading(tuned, small=False),
+        "before": ReaderSetup(models / READER_FILE),
+        "after": ReaderSetup(tuned, base_weight=ReadingConfig().deck_base_weight),
+        "after_no_small": ReaderSetup(tuned, small=False),
     }
-    readings.update({f"after_base_{w:g}": Reading(tuned, base_weight=w) for w in base_weights})
+    readings.update({f"after_base_{w:g}": ReaderSetup(tuned, base_weight=w) for w in base_weights})
     return readings
 
 

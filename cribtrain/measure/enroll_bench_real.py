@@ -30,7 +30,7 @@ import numpy.typing as npt
 from cribtrain.data.realsplit import read_shots, split_part
 from cribtrain.fit.tune import TuneSettings, tune_profile
 from cribtrain.measure.enroll_bench import (
-    Reading,
+    ReaderSetup,
     app_summary,
     compared_readers,
     report,
@@ -64,10 +64,10 @@ def enrolment_patches(
 
 
 def read_photos(dataset: Path, photos: Sequence[str], models: Path,
-                readers: dict[str, Reading],
+                readers: dict[str, ReaderSetup],
                 relabel: Path | None = None) -> dict[str, dict[str, Any]]:  # fmt: skip
     """Each reader's share of labelled corners, and of cards, read right in `photos` (`readers`:
-    name -> how it reads, `Reading`; per corner and per card the reading stage's alone), and
+    name -> how it reads, `ReaderSetup`; per corner and per card the reading stage's alone), and
     the cards the whole app names in each photo against its labelled cards (`app`)."""
     apps = {name: reading.app(models) for name, reading in readers.items()}
     named: dict[str, list[tuple[set[str], set[str]]]] = {name: [] for name in readers}

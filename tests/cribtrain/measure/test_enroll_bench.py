@@ -8,7 +8,7 @@ import pytest
 from cribtrain.data.cardart import CLASSES
 from cribtrain.data.synth import load_decks
 from cribtrain.fit.tune_data import FIXTURE_DECK
-from cribtrain.measure.enroll_bench import Reading, app_summary, game_accuracy, true_card
+from cribtrain.measure.enroll_bench import ReaderSetup, app_summary, game_accuracy, true_card
 from vision.decks.enroll import Candidate
 from vision.detection.models import MODELS_DIR, READER_FILE
 
@@ -21,7 +21,7 @@ def test_app_summary_counts_right_wrong_and_missed_cards() -> None:
 @pytest.mark.slow  # reads many frames end to end: the full run covers it
 def test_game_scenes_are_also_read_by_the_whole_app() -> None:
     deck = load_decks([FIXTURE_DECK])[0]
-    readers = {"base": Reading(MODELS_DIR / READER_FILE)}
+    readers = {"base": ReaderSetup(MODELS_DIR / READER_FILE)}
     result = game_accuracy(deck, MODELS_DIR, readers, scenes=2, seed=0)["base"]
     app = result["app"]
     assert app["cards"] == result["cards"]  # each face-up card with a labelled index, once

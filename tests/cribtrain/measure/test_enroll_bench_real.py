@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from cribtrain.measure.enroll_bench import Reading
+from cribtrain.measure.enroll_bench import ReaderSetup
 from cribtrain.measure.enroll_bench_real import enrolment_patches, read_photos
 from scorer.cards import parse_card
 from tests.samples import SAMPLES, labelled_cards
@@ -63,7 +63,7 @@ def test_the_held_out_photos_are_read_by_each_reader_and_by_the_whole_app() -> N
     reader: every labelled card counted once, most named by the app, corners mostly read."""
     photos = ["dev_0075.jpg", "dev_0594.jpg"]
     base = MODELS_DIR / READER_FILE
-    readers = {"both": Reading(base), "main": Reading(base, small=False)}
+    readers = {"both": ReaderSetup(base), "main": ReaderSetup(base, small=False)}
     read = read_photos(SAMPLES, photos, MODELS_DIR, readers)
     labelled = sum(len(labelled_cards(name, 640, 640)) for name in photos)
     for reading in read.values():
