@@ -140,6 +140,14 @@ class Game:
             return self.deal_state.pegging.turn
         return None
 
+    @property
+    def go_possible(self) -> bool:
+        """Whether the seat whose turn it is may say go (see `Pegging.may_say_go`)."""
+        turn = self.turn
+        if turn is None or self.deal_state is None or self.deal_state.pegging is None:
+            return False
+        return self.deal_state.pegging.may_say_go(turn)
+
     # -- actions ---------------------------------------------------------------------------
     def cut_for_deal(self, cuts: Sequence[Card]) -> None:
         """Each seat's cut card, in seat order; the lowest deals."""
@@ -235,6 +243,7 @@ class Game:
             "scores": list(self.scores),
             "seat_points": self.seat_points(),
             "turn": self.turn,
+            "go_possible": self.go_possible,
             "count": pegging.count if pegging else 0,
             "count_cards": [str(c) for c in pegging.count_cards] if pegging else [],
             "starter": str(deal.starter) if deal and deal.starter else None,

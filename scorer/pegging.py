@@ -17,6 +17,8 @@ from scorer.cards import Card, ensure_distinct, format_cards
 from scorer.errors import IllegalPlayError
 
 TARGET_COUNT = 31
+#: The most a card counts (10 and the court cards): at a count of 21 or less any card plays.
+HIGHEST_VALUE = 10
 
 
 class PegKind(enum.StrEnum):
@@ -189,6 +191,19 @@ class Pegging:
         room = TARGET_COUNT - self.count
         return [c for c in self.hands[seat] if c not in self.played[seat] and c.value <= room]
 
+    def may_say_go(self, seat: int) -> bool:
+        """Whether `seat` may say go now: its turn, and no card it may hold can be played.
+
+        With known hands that is never so (the engine says go itself for a seat that cannot
+        play); with hidden hands a seat with cards left can play on any count up to 21.
+        """
+        if self.finished or seat != self.turn:
+            return False
+        playable = self.playable(seat)
+        if playable is not None:
+            return not playable
+        return self.count + HIGHEST_VALUE > TARGET_COUNT
+
     def scores(self) -> list[int]:
         """Pegging points per seat so far, go and last card included."""
         totals = [0] * self.players
@@ -229,6 +244,11 @@ class Pegging:
             raise IllegalPlayError(
                 f"seat {seat} says go but can play {format_cards(playable)} on {self.count}"
                 " (a renege)"
+            )
+        if not self.may_say_go(seat):
+            raise IllegalPlayError(
+                f"seat {seat} cannot say go at a count of {self.count}: "
+                "any card can still be played"
             )
         self._say_go(seat)
         self._advance(seat)

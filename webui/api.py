@@ -11,6 +11,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
 
 from scorer.advice import Role, advise
+from scorer.errors import CribbageError
 from scorer.json_api import score_request
 from scorer.settings import Settings
 from vision.frame_json import frame_json
@@ -18,7 +19,7 @@ from webui.actions import parse_action
 from webui.bodies import cards, check_fields, integer, json_body, json_object, names
 from webui.camera_view import game_camera_view
 from webui.capture import CameraFeed
-from webui.errors import ApiError
+from webui.errors import ApiError, GameNotFoundError, refusal_at_table
 from webui.frames import FrameMemory
 from webui.images import image_kind
 from webui.live import Broker, CameraEvents, event_stream
@@ -110,7 +111,12 @@ def act(game_id: str) -> Response:
     thumbnail of that frame with the action."""
     body, picture = _frame_picture(json_body())
     apply = parse_action(body)
-    result, stored = store().act(game_id, apply, picture)
+    try:
+        result, stored = store().act(game_id, apply, picture)
+    except GameNotFoundError:
+        raise
+    except (ApiError, CribbageError) as error:
+        raise refusal_at_table(error, store().load(game_id).names) from None
     return jsonify({**_published(stored), **(result or {})})
 
 

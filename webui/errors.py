@@ -8,10 +8,13 @@ without a traceback.
 from __future__ import annotations
 
 import logging
+import re
+from collections.abc import Sequence
 
 from flask import Flask, Response, current_app, jsonify
 from werkzeug.exceptions import HTTPException
 
+from scorer.cards import Suit
 from scorer.errors import (
     CribbageError,
     DuplicateCardError,
@@ -54,6 +57,36 @@ def cribbage_status(error: CribbageError) -> int:
     if isinstance(error, GameError | IllegalPlayError):
         return 409
     return 400
+
+
+_SEAT = re.compile(r"\bseat (\d+)\b")
+_CARD = re.compile(r"\b(10|[2-9AJQK])([CDHS])\b")
+
+
+def table_words(message: str, names: Sequence[str]) -> str:
+    """An engine message as the table says it: each seat by its player's name (a seat number
+    that is no seat stays as it is) and each card with its suit symbol (5S → 5♠).
+
+    >>> table_words("deal 1: seat 1 cannot play 7C: it is seat 0's turn", ["Ann", "Bob"])
+    "deal 1: Bob cannot play 7♣: it is Ann's turn"
+    >>> table_words("seat 9 is not a seat of 2 players; 10D", ["Ann", "Bob"])
+    'seat 9 is not a seat of 2 players; 10♦'
+    """
+
+    def seat(match: re.Match[str]) -> str:
+        number = int(match[1])
+        return names[number] if number < len(names) else match[0]
+
+    def card(match: re.Match[str]) -> str:
+        return match[1] + Suit(match[2]).symbol
+
+    return _CARD.sub(card, _SEAT.sub(seat, message))
+
+
+def refusal_at_table(error: ApiError | CribbageError, names: Sequence[str]) -> ApiError:
+    """A refused action on a stored game, as an `ApiError` in the table's words."""
+    status = error.status if isinstance(error, ApiError) else cribbage_status(error)
+    return ApiError(table_words(str(error), names), status)
 
 
 def register_error_handlers(app: Flask) -> None:

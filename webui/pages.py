@@ -3,6 +3,9 @@ through the JSON API."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+from typing import Any
+
 from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
 from werkzeug.wrappers import Response
 
@@ -12,9 +15,29 @@ from webui.pairing import check_code, locked_out
 pages = Blueprint("pages", __name__)
 
 
+def home_list() -> list[dict[str, Any]]:
+    """The home page's games, most recently played first: players, score, whether finished
+    (and who won), and when last played (ISO time; the page shows it in local time)."""
+    games = []
+    for summary in store().summaries():
+        game = store().load(summary["id"]).game
+        names = summary["names"]
+        sides = (
+            [f"{names[0]} & {names[2]}", f"{names[1]} & {names[3]}"] if len(names) == 4 else names
+        )
+        games.append({
+            **summary,
+            "sides": sides,
+            "scores": list(game.scores),
+            "winner": None if game.outcome is None else sides[game.outcome.winner],
+            "played": datetime.fromtimestamp(summary["updated"], UTC).isoformat(timespec="seconds"),
+        })  # fmt: skip
+    return games
+
+
 @pages.get("/")
 def index() -> str:
-    return render_template("index.html", games=store().summaries())
+    return render_template("index.html", games=home_list())
 
 
 @pages.get("/games/<game_id>")

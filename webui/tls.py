@@ -2,7 +2,9 @@
 
 Generated offline with `cryptography` on first use and kept in the data directory, so phones
 that accepted it once keep trusting it; renewed when it nears expiry or when this machine's
-names or addresses are not all in it.
+names or addresses are not all in it. The addresses are read from this machine's network
+interfaces (`psutil`), so that a phone can reach the server by one (a host name often resolves
+only to 127.0.0.1); finding them sends no traffic.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import os
 import socket
 from pathlib import Path
 
+import psutil
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -24,11 +27,37 @@ _RENEW_BEFORE = datetime.timedelta(days=30)
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
+def interface_addresses() -> list[IPAddress]:
+    """Every IPv4 and IPv6 address of this machine's network interfaces (read, not probed)."""
+    found: list[IPAddress] = []
+    for entries in psutil.net_if_addrs().values():
+        for entry in entries:
+            if entry.family not in (socket.AF_INET, socket.AF_INET6):
+                continue
+            try:
+                found.append(ipaddress.ip_address(entry.address.split("%", 1)[0]))
+            except ValueError:  # not an address after all: skip it
+                continue
+    return found
+
+
+def lan_addresses() -> list[IPAddress]:
+    """The addresses other devices on the network can reach this machine at, IPv4 first: no
+    loopback, and no link-local ones (a browser cannot take an fe80:: address's zone)."""
+    usable = {
+        address
+        for address in interface_addresses()
+        if not (address.is_loopback or address.is_link_local or address.is_multicast
+                or address.is_unspecified)
+    }  # fmt: skip
+    return sorted(usable, key=lambda address: (address.version, int(address)))
+
+
 def local_names() -> tuple[list[str], list[IPAddress]]:
-    """This machine's host names and addresses, as far as the resolver knows them offline."""
+    """This machine's host names and addresses: the resolver's (offline) and the LAN's."""
     host = socket.gethostname()
     names = sorted({"localhost", host, socket.getfqdn()} - {""})
-    addresses: set[IPAddress] = {ipaddress.ip_address("127.0.0.1")}
+    addresses: set[IPAddress] = {ipaddress.ip_address("127.0.0.1"), *lan_addresses()}
     try:
         for info in socket.getaddrinfo(host, None):
             addresses.add(ipaddress.ip_address(info[4][0]))

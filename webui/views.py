@@ -11,7 +11,7 @@ from typing import Any
 
 from scorer.cards import Card
 from scorer.events import EventKind
-from scorer.game import Game
+from scorer.game import Game, Phase
 from scorer.json_api import show_to_json
 from scorer.match import Match
 from scorer.show import score_show
@@ -31,7 +31,7 @@ def game_view(stored: StoredGame, match: list[StoredGame] | None = None) -> dict
         "play": play_history(game),
         "shows": shows(game),
         "seen": [str(c) for c in seen_cards(game)],
-        "hands_known": bool(game.deal_state and game.deal_state.hands is not None),
+        "hands_known": hands_known(game),
         "log": [action.to_json() for action in game.actions],
         "match": match_view(stored, match or [stored]),
     }
@@ -69,10 +69,22 @@ def shows(game: Game) -> list[dict[str, Any]]:
     return result
 
 
-def seen_cards(game: Game) -> list[Card]:
-    """Cards already in a known place this deal: they cannot be entered again."""
+def _between_deals(game: Game) -> bool:
+    """No deal in hand: before the first, or the last deal is over and the next not dealt."""
+    return game.deal_state is None or game.phase in (Phase.CUT_FOR_DEAL, Phase.DEAL)
+
+
+def hands_known(game: Game) -> bool:
+    """Whether this deal's hands were entered as dealt."""
     deal = game.deal_state
-    if deal is None:
+    return deal is not None and not _between_deals(game) and deal.hands is not None
+
+
+def seen_cards(game: Game) -> list[Card]:
+    """Cards already in a known place this deal: they cannot be entered again. Between
+    deals none are: the last deal's cards go back into the pack."""
+    deal = game.deal_state
+    if deal is None or _between_deals(game):
         return []
     seen: list[Card] = []
     if deal.hands is not None:

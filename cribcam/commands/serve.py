@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import io
+import ipaddress
 import socket
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
+
+import segno
 
 from cribcam.commands.art import at_least
 from cribcam.commands.reading import reading_config, reading_options
@@ -18,7 +23,7 @@ from webui.pairing import new_code
 from webui.paths import data_dir, default_db
 from webui.photo_reading import PhotoReading
 from webui.server import make_server, serve
-from webui.tls import ensure_certificate, fingerprint, local_names
+from webui.tls import IPAddress, ensure_certificate, fingerprint, lan_addresses
 
 DEFAULT_PORT = 8121
 
@@ -75,6 +80,52 @@ def app_config(args: argparse.Namespace, code: str | None) -> dict[str, Any]:
     }
 
 
+def listening_addresses(host: str) -> list[IPAddress]:
+    """The LAN addresses a server bound to `host` answers on: 0.0.0.0 is every IPv4 one, ::
+    every one, a single address itself (none for loopback or a host name)."""
+    lan = lan_addresses()
+    if host in ("", "0.0.0.0"):
+        return [address for address in lan if address.version == 4]
+    if host == "::":
+        return lan
+    try:
+        address = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return []
+    return [] if address.is_loopback else [address]
+
+
+def url_of(address: IPAddress, port: int) -> str:
+    shown = f"[{address}]" if address.version == 6 else str(address)
+    return f"https://{shown}:{port}/"
+
+
+def qr_lines(text: str) -> list[str]:
+    """`text` as a QR code in terminal block characters, one string a line."""
+    out = io.StringIO()
+    segno.make(text, micro=False).terminal(out=out, compact=True)
+    return out.getvalue().splitlines()
+
+
+def lan_lines(address: str, code: str, certificate: Path) -> list[str]:
+    """What other devices need: every LAN address the server listens on, a QR code of the
+    first, the certificate's fingerprint and the pairing code."""
+    where = urlsplit(address)
+    port = where.port or 443
+    urls = [url_of(a, port) for a in listening_addresses(where.hostname or "")]
+    if urls:
+        lines = ["cribcam: on the other devices open one of:"]
+        lines += [f"cribcam:   {url}" for url in urls]
+        lines += [f"cribcam: or scan this QR code for {urls[0]}", *qr_lines(urls[0])]
+    else:
+        lines = [f"cribcam: no LAN address found for {where.hostname}: on the other devices "
+                 f"try https://{socket.gethostname()}:{port}/"]  # fmt: skip
+    lines.append("cribcam: the certificate is self-signed: accept it once; its SHA-256 is "
+                 + fingerprint(certificate))  # fmt: skip
+    lines.append(f"cribcam: pairing code: {code}")
+    return lines
+
+
 def run_serve(args: argparse.Namespace) -> int:
     host = args.host or ("0.0.0.0" if args.lan else "127.0.0.1")
     code = new_code() if args.lan else None
@@ -85,17 +136,7 @@ def run_serve(args: argparse.Namespace) -> int:
     def announce(address: str) -> list[str]:
         lines = [f"cribcam: serving on {address} (games in {app.config['DATABASE']})"]
         if tls is not None and code is not None:
-            port = address.rsplit(":", 1)[1]
-            names, addresses = local_names()
-            reach = [f"https://{a}:{port}" for a in addresses if not a.is_loopback]
-            reach += [f"https://{n}:{port}" for n in names if n != "localhost"]
-            where = ", ".join(reach) or socket.gethostname()
-            lines += [
-                f"cribcam: on the other devices open one of: {where}",
-                "cribcam: the certificate is self-signed: accept it once; its SHA-256 is "
-                + fingerprint(tls[0]),
-                f"cribcam: pairing code: {code}",
-            ]
+            lines += lan_lines(address, code, tls[0])
         if app.config["PHOTO_READER"] is None and args.camera is not None:
             lines.append("cribcam: no card model installed: enter cards with the card picker")
         if app.config["CAMERA_SOURCE"]:

@@ -456,3 +456,40 @@ def test_settings_from_json_reject_bad_values() -> None:
 def test_replay_error_type() -> None:
     with pytest.raises(ReplayError):
         replay([])
+
+
+def _hidden_play(first_dealer: int = 1) -> Game:
+    game = Game(Settings(), first_dealer=first_dealer)
+    game.deal(None)
+    game.discard(0, None)
+    game.discard(1, None)
+    game.cut_starter(card("5S"))
+    return game
+
+
+def test_an_impossible_go_is_refused_live_and_in_a_saved_log() -> None:
+    game = _hidden_play()
+    assert not game.go_possible
+    with pytest.raises(IllegalPlayError, match="deal 1: seat 0 cannot say go at a count of 0"):
+        game.go(0)
+    game.play(0, card("KH"))
+    with pytest.raises(IllegalPlayError, match="seat 1 cannot say go at a count of 10: any card"):
+        game.go(1)
+    assert game.turn == 1 and len(game.actions) == 5
+    saved = game.to_json()
+    saved["actions"].append({"kind": "go", "seat": 1})
+    with pytest.raises(GameError, match=r"action 6 .* cannot say go at a count of 10"):
+        Game.from_json(saved)
+
+
+def test_go_possible_is_the_turns_go_at_22_or_more_with_hidden_hands() -> None:
+    game = _hidden_play()
+    for seat, code in [(0, "KH"), (1, "AC"), (0, "QD"), (1, "AD")]:
+        assert not game.go_possible
+        game.play(seat, card(code))
+    assert game.go_possible  # 22, seat 0 to play
+    game.go(0)
+    assert game.go_possible
+    game.go(1)
+    assert not game.go_possible and game.turn == 0 and game.scores == (0, 1)
+    assert game.state_json()["go_possible"] is False

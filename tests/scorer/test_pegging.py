@@ -212,3 +212,33 @@ def test_random_plays_match_an_independent_play_out(players: int) -> None:
         dealt = rng.sample(DECK, 4 * players)
         hands_ = [dealt[i::players] for i in range(players)]
         brute_force_play(hands_, rng.randrange(players), rng)
+
+
+@pytest.mark.parametrize("laid", ["", "KH", "KH AC", "KH AC QD", "5H 6D 5S 5C"])
+def test_hidden_hands_cannot_say_go_at_21_or_less(laid: str) -> None:
+    """Every card is worth 10 at most: a seat with cards left can always play on 21."""
+    peg = Pegging(2, dealer=1)
+    play_all(peg, [(index % 2, code) for index, code in enumerate(laid.split())])
+    seat, count = peg.turn, peg.count
+    assert seat is not None and count <= 21 and not peg.may_say_go(seat)
+    with pytest.raises(IllegalPlayError, match=f"seat {seat} cannot say go at a count of "
+                       f"{count}: any card can still be played"):  # fmt: skip
+        peg.go(seat)
+    assert peg.count == count and peg.turn == seat and peg.said_go == set()
+
+
+def test_hidden_hands_may_say_go_from_22() -> None:
+    peg = Pegging(2, dealer=1)
+    play_all(peg, [(0, "KH"), (1, "AC"), (0, "QD"), (1, "AD")])  # 22
+    assert peg.may_say_go(0) and not peg.may_say_go(1)  # only the seat whose turn it is
+    peg.go(0)
+    assert peg.may_say_go(1)
+    peg.go(1)
+    assert peg.count == 0 and peg.events[-1].action is PegAction.GO_POINT
+
+
+def test_known_hands_never_leave_a_go_to_say() -> None:
+    """The engine says go itself for a seat that cannot play, so a go is always a renege."""
+    peg = Pegging(2, dealer=1, hands=hands("10H JD 9S AC", "KC 9D 7S 2H"))
+    play_all(peg, [(0, "10H"), (1, "KC"), (0, "JD")])  # 30: seat 1 said go by itself
+    assert peg.turn == 0 and not peg.may_say_go(0)

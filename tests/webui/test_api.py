@@ -230,8 +230,8 @@ def test_nothing_to_undo(client: FlaskClient, new_game: Callable[..., str]) -> N
 
 BAD_ACTIONS: list[tuple[Any, int, str]] = [
     ({"kind": "play", "card": "ZZ"}, 400, "'ZZ' is not a card"),
-    ({"kind": "play", "card": "9H"}, 409, "9H"),  # laid away: not in seat 0's hand
-    ({"kind": "play", "card": "5S"}, 409, "5S is the starter"),  # already used
+    ({"kind": "play", "card": "9H"}, 409, "9♥"),  # laid away: not in seat 0's hand
+    ({"kind": "play", "card": "5S"}, 409, "5♠ is the starter"),  # already used
     ({"kind": "play", "seat": 1, "card": "7C"}, 409, "turn"),  # out of turn
     ({"kind": "play", "card": 5}, 400, "'card' must be a card"),
     ({"kind": "play", "card": "5H", "claim": "two"}, 400, "'claim' must be an integer"),
@@ -284,7 +284,7 @@ def test_a_deal_with_a_card_twice_is_refused(new_game: Callable[..., str], act: 
     game_id = new_game(first_dealer=0)
     hands = [HANDS[0], [*HANDS[1][:5], "5H"]]
     error = act(game_id, status=400, kind="deal", hands=hands)["error"]
-    assert "5H" in error
+    assert "5♥ appears twice" in error
 
 
 def test_hidden_hands_and_a_crib_entered_at_the_show(
@@ -374,3 +374,91 @@ def test_pages_render(client: FlaskClient, new_game: Callable[..., str]) -> None
     assert page.status_code == 200
     assert b'id="board"' in page.data and b"picker" in page.data
     assert client.get("/static/game.js").status_code == 200
+
+
+# -- issue 49: bugs found at the table -------------------------------------------------------
+PLAY_ORDER = ["5H", "7C", "5D", "3C", "JC", "2C", "6S", "4D"]  # the known deal, played out
+
+
+def test_seen_is_this_deals_cards_only(
+    client: FlaskClient, new_game: Callable[..., str], act: Act
+) -> None:
+    """Deal 2's hands can be entered: deal 1's cards are not greyed out at the next deal."""
+    game_id = new_game(first_dealer=1)
+    play_to_pegging(act, game_id)
+    for card in PLAY_ORDER:
+        act(game_id, kind="play", card=card)
+    for _ in range(3):  # both hands and the crib
+        after = act(game_id, kind="show")
+    assert after["phase"] == "deal" and after["deal"] == 1
+    assert after["seen"] == [] and after["hands_known"] is False
+    dealt = act(game_id, kind="deal", hands=HANDS)  # the same 12 cards again, newly dealt
+    assert dealt["deal"] == 2 and len(dealt["seen"]) == 12 and dealt["hands_known"] is True
+
+
+def hidden_deal_at_play(act: Act, game_id: str) -> None:
+    act(game_id, kind="deal")
+    act(game_id, kind="discard", seat=0)
+    act(game_id, kind="discard", seat=1)
+    act(game_id, kind="starter", card="5S")
+
+
+@pytest.mark.parametrize("cards", [[], ["KH"], ["KH", "AC"], ["KH", "AC", "QD"]])
+def test_an_impossible_go_is_refused_with_hidden_hands(
+    client: FlaskClient, new_game: Callable[..., str], act: Act, cards: list[str]
+) -> None:
+    """At a count of 21 or less any card can be played: a go there is a 409 naming the count."""
+    game_id = new_game(first_dealer=1, names=["Ann", "Bob"])
+    hidden_deal_at_play(act, game_id)
+    for card in cards:
+        act(game_id, kind="play", card=card)
+    before = state(client, game_id)
+    assert before["go_possible"] is False
+    count, seat = before["count"], before["turn"]
+    error = act(game_id, status=409, kind="go")["error"]
+    name = ["Ann", "Bob"][seat]
+    assert f"{name} cannot say go at a count of {count}: any card can still be played" in error
+    assert state(client, game_id) == before
+
+
+def test_go_possible_from_a_count_of_22_with_hidden_hands(
+    client: FlaskClient, new_game: Callable[..., str], act: Act
+) -> None:
+    game_id = new_game(first_dealer=1)
+    hidden_deal_at_play(act, game_id)
+    for card in ["KH", "AC", "QD", "AD"]:  # 22: seat 0 to play, who may hold only high cards
+        act(game_id, kind="play", card=card)
+    assert state(client, game_id)["go_possible"] is True
+    after = act(game_id, kind="go")
+    assert after["turn"] == 1 and after["go_possible"] is True  # 22 still: seat 1 may go too
+    after = act(game_id, kind="go")
+    assert after["count"] == 0 and after["go_possible"] is False
+    assert [e["kind"] for e in after["events"]][-2:] == ["go", "go point"]
+
+
+def test_go_is_never_possible_with_known_hands(
+    client: FlaskClient, new_game: Callable[..., str], act: Act
+) -> None:
+    """The engine says go itself for a seat that cannot play: the page never offers it."""
+    game_id = new_game(first_dealer=1)
+    assert state(client, game_id)["go_possible"] is False
+    play_to_pegging(act, game_id)
+    for card in PLAY_ORDER[:-1]:
+        assert act(game_id, kind="play", card=card)["go_possible"] is False
+
+
+def test_errors_name_the_players_and_write_suits(
+    client: FlaskClient, new_game: Callable[..., str], act: Act
+) -> None:
+    game_id = new_game(first_dealer=1, names=["Ann", "Bob"])
+    play_to_pegging(act, game_id)
+    turn = act(game_id, status=409, kind="play", seat=1, card="7C")
+    assert turn == {"error": "deal 1: Bob cannot play 7♣: it is Ann's turn"}
+    renege = act(game_id, status=409, kind="go", seat=0)["error"]
+    assert renege.startswith("deal 1: Ann says go but can play 5♥ 5♦ J♣ 6♠ on 0")
+    assert act(game_id, status=409, kind="play", card="5S") == {
+        "error": "deal 1: 5♠ is the starter"
+    }
+    assert "'ZZ' is not a card" in act(game_id, status=400, kind="play", card="ZZ")["error"]
+    assert "seat 9" in act(game_id, status=409, kind="correct", seat=9, points=2)["error"]
+    assert state(client, game_id)["starter"] == "5S"  # the API's fields keep the codes

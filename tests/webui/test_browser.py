@@ -60,8 +60,7 @@ def test_play_from_the_page_and_a_second_page_follows(server: Server, tmp_path: 
         page.get_by_role("button", name="Dealt (hands stay hidden)").click()
         page.get_by_role("button", name="Ann: laid away").click()
         page.get_by_role("button", name="Bob: laid away").click()
-        page.click("#picker button[data-card=JS]")
-        page.click("#picker-ok")
+        page.click("#picker button[data-card=JS]")  # the tap that completes a pick sends it
         page.wait_for_selector("text=His heels: Bob pegs 2")
 
         watcher = phone_page(browser, errors)
@@ -69,11 +68,9 @@ def test_play_from_the_page_and_a_second_page_follows(server: Server, tmp_path: 
         watcher.wait_for_selector("#live.on")
 
         page.click("#picker button[data-card='7H']")
-        page.click("#picker-ok")
         page.wait_for_function("document.getElementById('count').textContent === '7'")
+        page.fill("#claim", "1")  # a short claim (15 for 2), typed before the card
         page.click("#picker button[data-card='8D']")
-        page.fill("#claim", "1")  # a short claim: 15 for 2
-        page.click("#picker-ok")
         watcher.wait_for_function("document.getElementById('count').textContent === '15'")
         assert "claimed 1 of 2" in watcher.inner_text("#muggins")
         assert watcher.locator("#muggins button").count() == 0  # not a muggins game

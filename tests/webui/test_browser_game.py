@@ -6,6 +6,7 @@ the test: nothing here is a hard-coded total."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
@@ -70,15 +71,18 @@ class Table:
         claim: int | None = None,
     ) -> None:
         """On the page: click `button`, then choose each of `picks` in the card picker (the
-        last with `claim`) and OK. In the engine: `engine`. Then wait for the page, compare."""
+        last with `claim`, typed first): the card that completes a pick sends it, and a pick of
+        no cards (a proposed hand, a known one) is sent with OK. In the engine: `engine`. Then
+        wait for the page, compare."""
         if button is not None:
             self.page.get_by_role("button", name=button, exact=True).click()
         for number, cards in enumerate(picks, start=1):
-            for card in cards:
-                self.page.click(f"#picker button[data-card='{card}']")
             if claim is not None and number == len(picks):
                 self.page.fill("#claim", str(claim))
-            self.page.click("#picker-ok")
+            for card in cards:
+                self.page.click(f"#picker button[data-card='{card}']")
+            if not cards:
+                self.page.click("#picker-ok")
         engine(self.game)
         self.synced()
         self.check()
@@ -222,6 +226,12 @@ def test_a_full_deal_entered_by_hand(server: Server, tmp_path: Path, hands_known
         assert errors == []
 
 
+def symbols(text: str) -> str:
+    """The page's way with the server's card names: 5C+5S -> 5♣+5♠."""
+    suits = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+    return re.sub(r"\b(10|[2-9AJQK])([SHDC])\b", lambda m: m[1] + suits[m[2]], text)
+
+
 def muggins_flag(page: sync_api.Page) -> str:
     return page.inner_text("#muggins .flag")
 
@@ -237,19 +247,19 @@ def test_muggins_takes_a_short_claim(server: Server, tmp_path: Path) -> None:
         game = table.game
         to_the_play(table, hands_known=False)
         # the live stream's copy of the state just drawn (the echo of this page's own action)
-        # must not clear a half-made pick
-        first = f"#picker button[data-card='{PLAY[0]}']"
-        page.click(first)
+        # must not clear a half-made claim
+        page.fill("#claim", "3")
         page.evaluate("() => render(structuredClone(state))")
-        assert "chosen" in (page.get_attribute(first, "class") or "")
-        table.act(partial(Game.play, seat=0, card=parse_card(PLAY[0])), picks=[[]])  # OK
+        assert page.input_value("#claim") == "3"
+        page.fill("#claim", "")
+        table.act(partial(Game.play, seat=0, card=parse_card(PLAY[0])), picks=[[PLAY[0]]])
         table.lay(PLAY[1], claim=0)  # Bob makes 15 and says nothing
 
         def take_muggins() -> None:
             opened = game.state_json()["muggins_open"]
             assert opened is not None and opened["outcome"] == "short"
             claimant, missed = opened["seat"], opened["missed"]
-            assert muggins_flag(page) == f"{NAMES[claimant]}: {opened['description']}"
+            assert muggins_flag(page) == f"{NAMES[claimant]}: {symbols(opened['description'])}"
             caller = 1 - claimant
             before = scores_on(page)
             assert before == list(game.scores)
@@ -258,7 +268,7 @@ def test_muggins_takes_a_short_claim(server: Server, tmp_path: Path) -> None:
             assert game.scores[caller] == before[caller] + missed
             assert game.scores[claimant] == before[claimant]
             assert page.locator("#muggins button").count() == 0  # taken: the window is shut
-            assert muggins_flag(page) == f"{NAMES[claimant]}: {opened['description']}"
+            assert muggins_flag(page) == f"{NAMES[claimant]}: {symbols(opened['description'])}"
             log = page.locator("#events li").first.text_content() or ""
             assert log.startswith(f"deal 1: {NAMES[caller]} muggins +{missed}")
 
@@ -274,7 +284,7 @@ def test_muggins_takes_a_short_claim(server: Server, tmp_path: Path) -> None:
         table.act(partial(Game.show, claim=total - 1), picks=[[]], claim=total - 1)
         check = game.events[-1].claim
         assert check is not None and check.missed == 1
-        assert page.inner_text("#shows .flag") == check.describe()
+        assert page.inner_text("#shows .flag") == symbols(check.describe())
         take_muggins()
         screenshot(page, tmp_path / "muggins-at-the-show.png")
         assert errors == []

@@ -3,17 +3,22 @@ serves real HTTPS."""
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import ssl
 import urllib.request
 from pathlib import Path
 
+import cv2
+import numpy as np
+import pytest
 from cryptography import x509
 
+from cribcam.commands.serve import lan_lines, listening_addresses
 from tests.webui.test_serve import Server
-from webui import create_app
+from webui import create_app, tls
 from webui.pairing import MAX_WRONG_CODES
-from webui.tls import ensure_certificate, fingerprint
+from webui.tls import ensure_certificate, fingerprint, lan_addresses
 
 PHONE = {"REMOTE_ADDR": "192.0.2.7"}  # a documentation address: never contacted
 
@@ -70,3 +75,83 @@ def test_serve_lan_speaks_https(tmp_path: Path) -> None:
         assert any("pairing code: " in line for line in server.lines)
     finally:
         server.stop()
+
+
+# -- the LAN addresses `serve --lan` prints, shows as a QR code and certifies -----------------
+FAKE_INTERFACES = ["127.0.0.1", "::1", "192.0.2.10", "fe80::1", "2001:db8::10", "198.51.100.7"]
+
+
+@pytest.fixture
+def interfaces(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """This machine's interface addresses, as the test says (documentation addresses)."""
+    addresses = list(FAKE_INTERFACES)
+    monkeypatch.setattr(tls, "interface_addresses",
+                        lambda: [ipaddress.ip_address(a) for a in addresses])  # fmt: skip
+    return addresses
+
+
+def qr_text(lines: list[str]) -> str:
+    """Decode a QR code printed in half-block characters (light: upper, lower)."""
+    halves = {"█": (255, 255), " ": (0, 0), "▀": (255, 0), "▄": (0, 255)}
+    rows: list[list[int]] = []
+    for line in lines:
+        pairs = [halves[char] for char in line]
+        rows += [[upper for upper, _ in pairs], [lower for _, lower in pairs]]
+    image = np.array(rows, np.uint8)
+    image = cv2.resize(image, None, fx=8, fy=8, interpolation=cv2.INTER_NEAREST)
+    text, _, _ = cv2.QRCodeDetector().detectAndDecode(image)
+    return str(text)
+
+
+def test_lan_addresses_leave_out_loopback_and_link_local(interfaces: list[str]) -> None:
+    assert [str(a) for a in lan_addresses()] == ["192.0.2.10", "198.51.100.7", "2001:db8::10"]
+    assert [str(a) for a in listening_addresses("0.0.0.0")] == ["192.0.2.10", "198.51.100.7"]
+    assert [str(a) for a in listening_addresses("::")] == [
+        "192.0.2.10", "198.51.100.7", "2001:db8::10"]  # fmt: skip
+    assert [str(a) for a in listening_addresses("198.51.100.7")] == ["198.51.100.7"]
+    assert listening_addresses("127.0.0.1") == [] and listening_addresses("[::1]") == []
+
+
+def test_serve_lan_prints_every_address_and_a_qr_code_of_the_first(
+    interfaces: list[str], tmp_path: Path
+) -> None:
+    cert, _ = ensure_certificate(tmp_path / "tls")
+    lines = lan_lines("https://0.0.0.0:8143/", "123456", cert)
+    assert lines[:4] == [
+        "cribcam: on the other devices open one of:",
+        "cribcam:   https://192.0.2.10:8143/",
+        "cribcam:   https://198.51.100.7:8143/",
+        "cribcam: or scan this QR code for https://192.0.2.10:8143/",
+    ]
+    qr = lines[4:-2]
+    assert len(qr) > 10 and qr_text(qr) == "https://192.0.2.10:8143/"
+    assert lines[-2].endswith(fingerprint(cert)) and lines[-1] == "cribcam: pairing code: 123456"
+    on_v6 = lan_lines("https://[::]:8143/", "123456", cert)
+    assert "cribcam:   https://[2001:db8::10]:8143/" in on_v6
+
+
+def test_serve_lan_on_loopback_only_says_there_is_no_lan_address(
+    interfaces: list[str], tmp_path: Path
+) -> None:
+    cert, _ = ensure_certificate(tmp_path / "tls")
+    lines = lan_lines("https://127.0.0.1:8143/", "123456", cert)
+    assert lines[0].startswith("cribcam: no LAN address found for 127.0.0.1")
+    assert not any("QR" in line for line in lines)
+
+
+def test_the_certificate_holds_the_lan_addresses_and_is_renewed_for_a_new_one(
+    interfaces: list[str], tmp_path: Path
+) -> None:
+    def sans(cert: Path) -> set[str]:
+        parsed = x509.load_pem_x509_certificate(cert.read_bytes())
+        alt = parsed.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+        return {str(a) for a in alt.get_values_for_type(x509.IPAddress)}
+
+    cert, _ = ensure_certificate(tmp_path / "tls")
+    assert {"192.0.2.10", "198.51.100.7", "2001:db8::10", "127.0.0.1"} <= sans(cert)
+    assert "fe80::1" not in sans(cert)
+    first = fingerprint(cert)
+    assert fingerprint(ensure_certificate(tmp_path / "tls")[0]) == first  # nothing new: kept
+    interfaces.append("203.0.113.5")  # the laptop joined another network
+    renewed, _ = ensure_certificate(tmp_path / "tls")
+    assert fingerprint(renewed) != first and "203.0.113.5" in sans(renewed)

@@ -30,9 +30,9 @@ function drawBoard(svg, state, names) {
   const target = state.settings.target;
   const rows = Math.ceil((target - 1) / PER_ROW);
   const sides = state.scores.length;
-  const laneH = rows * 16 + 14;
+  const laneH = rows * 16 + 36;  // room under the holes for a label readable on a phone
   const width = 640;
-  const height = sides * laneH + 16;
+  const height = sides * laneH + 26;
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   svg.replaceChildren();
   svg.appendChild(svgEl("rect", { x: 0, y: 0, width, height, rx: 12, fill: "var(--board)" }));
@@ -55,8 +55,10 @@ function drawBoard(svg, state, names) {
       const [x, y] = place(side, score);
       let r = 2.6;
       let fill = "var(--hole)";
-      if (score === skunk || score === double || score === triple) { r = 4; fill = "#b3261e"; }
-      svg.appendChild(svgEl("circle", { cx: x, cy: y, r, fill }));
+      // a skunk line is a white ring, no player's peg colour (a red hole read as a red peg)
+      const line = score === skunk || score === double || score === triple;
+      if (line) { r = 4.2; fill = "#fff"; }
+      svg.appendChild(svgEl("circle", { cx: x, cy: y, r, fill, ...(line ? { stroke: "var(--hole)", "stroke-width": 1.5 } : {}) }));
     }
     const [gx, gy] = place(side, target);
     svg.appendChild(svgEl("circle", { cx: gx, cy: gy, r: 6, fill: "var(--hole)" }));
@@ -71,15 +73,16 @@ function drawBoard(svg, state, names) {
       }));
     }
     const label = svgEl("text", {
-      x: 6, y: 12 + side * laneH + rows * 16 + 8, "font-size": 11, fill: "#fff",
+      x: 8, y: 12 + side * laneH + rows * 16 + 24, "font-size": 28, "font-weight": 700, fill: "#fff",
+      stroke: "#3b2410", "stroke-width": 3, "paint-order": "stroke",  // legible on the wood
     }, `${names[side]}: ${state.scores[side]}`);
     svg.appendChild(label);
   }
   const legend = [skunk && `S ${skunk}`, double && `SS ${double}`, triple && `SSS ${triple}`]
     .filter(Boolean).join("  ");
   svg.appendChild(svgEl("text", {
-    x: width - 8, y: height - 4, "font-size": 10, fill: "#fff", "text-anchor": "end",
-  }, `skunk lines (red): ${legend}`));
+    x: width - 8, y: height - 6, "font-size": 17, fill: "#fff", "text-anchor": "end",
+  }, `skunk lines (white rings): ${legend}`));
 }
 
 /* The hole a loser must pass to escape each skunk level (the line itself). */

@@ -25,6 +25,13 @@ function drawBoxes(canvas, width, height, cards) {
   }
 }
 
+/* The cards to draw over a picture: those read on it. A smoothed table keeps a card through a
+   short gap (a hand over it) with `in_frame` false; its box is where an earlier picture had it,
+   so it is listed beside the picture but not drawn on this one. */
+function overlayCards(cards) {
+  return cards.filter((card) => card.in_frame !== false);
+}
+
 /* A word when the frame cannot be read surely: its card indices are too few pixels (the
    server judges: `small_indices`, from the cards' median index size `index_px`), or a card was
    seen only at an index the picture's edge cuts off (`cut_at_edge`), which is not read. */
@@ -101,8 +108,16 @@ class Camera {
       this.video.srcObject = stream;
       await this.video.play();
     } catch (error) {
-      this.say(`The camera was refused (${error.name}): allow it in the browser's site ` +
-        "settings, enter the cards with the picker, or try the demo photo.");
+      // NotFoundError: there is no camera at all (refused is only NotAllowedError)
+      if (error.name === "NotFoundError" || error.name === "OverconstrainedError") {
+        this.say("No camera found: enter the cards with the picker, or try the demo photo.");
+      } else if (error.name === "NotAllowedError") {
+        this.say("The camera was refused: allow it in the browser's site settings, enter the " +
+          "cards with the picker, or try the demo photo.");
+      } else {
+        this.say(`The camera could not start (${error.name}): enter the cards with the picker, ` +
+          "or try the demo photo.");
+      }
       this.onUnavailable();
       return;
     }
@@ -116,6 +131,7 @@ class Camera {
     const stream = this.video.srcObject;
     if (stream) for (const track of stream.getTracks()) track.stop();
     this.video.srcObject = null;
+    if (this.onStop) this.onStop();  // the page's Start/Stop button follows
   }
   async sendFrame() {
     if (this.busy || !this.video.videoWidth) return;  // one frame in flight at a time
@@ -134,7 +150,7 @@ class Camera {
         return;
       }
       const cards = answer.table ? answer.table.cards : answer.cards || [];
-      drawBoxes(this.overlay, this.video.videoWidth, this.video.videoHeight, cards);
+      drawBoxes(this.overlay, this.video.videoWidth, this.video.videoHeight, overlayCards(cards));
       const ms = Math.round(performance.now() - grabbed);
       this.latencies.push(ms);
       if (this.latencies.length > 50) this.latencies.shift();
@@ -196,7 +212,8 @@ class ServerCamera {
     status.textContent = text + frameHints(view.frame || {});
     if (view.frame) {
       img.hidden = false;
-      img.onload = () => drawBoxes(overlay, view.frame.size[0], view.frame.size[1], table ? table.cards : []);
+      const drawn = table ? overlayCards(table.cards) : [];
+      img.onload = () => drawBoxes(overlay, view.frame.size[0], view.frame.size[1], drawn);
       img.src = `/api/camera/frame.jpg?r=${view.revision}`;
     }
     suggestions.replaceChildren(...(view.suggestions || []).map((s) => {

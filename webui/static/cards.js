@@ -10,6 +10,12 @@ function cardLabel(card) {
   return card.slice(0, -1) + (SUIT_SYMBOL[suit] || suit);
 }
 
+/* Card names inside the server's sentences ("fifteen 5C+5S for 2", "seat 1 was not dealt KS")
+   written the way the rest of the page writes cards: 5♣+5♠, K♠. */
+function cardsInText(text) {
+  return String(text).replace(/\b(10|[2-9AJQK])([SHDC])\b/g, (_, rank, suit) => rank + SUIT_SYMBOL[suit]);
+}
+
 function isRed(card) {
   const suit = card.slice(-1);
   return suit === "H" || suit === "D";
@@ -49,14 +55,18 @@ class CardPicker {
       }
     }
   }
-  reset(wanted, unavailable) {
+  /* `hide`: leave the unavailable cards out (a compact grid of what is possible), not greyed. */
+  reset(wanted, unavailable, { hide = false, chosen = [] } = {}) {
     this.wanted = wanted;
-    this.chosen = [];
+    this.chosen = chosen.slice();
     const blocked = new Set(unavailable);
     for (const [card, button] of this.buttons) {
       button.disabled = blocked.has(card);
-      button.classList.remove("chosen");
+      button.hidden = hide && blocked.has(card);
+      button.classList.toggle("chosen", this.chosen.includes(card));
     }
+    // a suit with nothing left to choose takes no room
+    for (const row of this.container.children) row.hidden = [...row.children].every((b) => b.hidden);
     this.onChange(this.chosen);
   }
   toggle(card) {
@@ -68,7 +78,7 @@ class CardPicker {
       this.chosen.push(card);
     }
     for (const [c, button] of this.buttons) button.classList.toggle("chosen", this.chosen.includes(c));
-    this.onChange(this.chosen);
+    this.onChange(this.chosen, card);  // `card`: a tap changed it (reset passes none)
   }
 }
 

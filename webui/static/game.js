@@ -15,6 +15,30 @@ function sideNames() {
 }
 function sideOf(seat) { return state.settings.players === 4 ? seat % 2 : seat; }
 
+/* The server's sentences as the page writes things: seat numbers as the players' names
+   ("seat 1" is the engine's second seat) and cards with suit symbols. */
+function tableWords(text) {
+  return cardsInText(text).replace(/\bseat (\d)\b/g, (whole, n) =>
+    state && Number(n) < state.names.length ? seatName(Number(n)) : whole);
+}
+
+/* An error is shown next to the control that caused it (a player looks where they tapped):
+   the last tapped control is remembered, and the one error line moves beside it. */
+let lastControl = null;
+document.addEventListener("click", (event) => {
+  lastControl = event.target.closest("button, input, select, summary");
+}, true);
+function showError(text) {
+  const line = $("error");
+  line.textContent = tableWords(text);
+  const near = lastControl && lastControl.isConnected ? lastControl : null;
+  if (near && near.closest("#picker-box")) $("picker-actions").append(line);  // in the sticky bar
+  else if (near && near.closest("form")) near.closest("form").append(line);
+  else if (near && near.closest("#controls, #muggins, #over, #summary")) near.closest("#controls, #muggins, #over, #summary").after(line);
+  else root.prepend(line);
+  line.scrollIntoView({ block: "nearest" });  // a line below the fold would go unread
+}
+
 async function api(method, path, body) {
   $("error").textContent = "";
   let response;
@@ -24,12 +48,12 @@ async function api(method, path, body) {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (error) {
-    $("error").textContent = `The server cannot be reached: ${error}`;
+    showError(`The server cannot be reached: ${error}`);
     return null;
   }
   const answer = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
   if (!response.ok) {
-    $("error").textContent = answer.error || `HTTP ${response.status}`;
+    showError(answer.error || `HTTP ${response.status}`);
     return null;
   }
   return answer;
@@ -42,31 +66,52 @@ async function act(action) {
 }
 
 // -- the picker ----------------------------------------------------------------------------
-const picker = new CardPicker($("picker"), (chosen) => {
+const picker = new CardPicker($("picker"), (chosen, tapped) => {
   $("picker-ok").disabled = pickerAction === null || !pickerAction.ready(chosen);
+  // every pick has a fixed size: the tap that completes it is the OK (Undo takes it back)
+  if (tapped && pickerAction && pickerAction.auto && chosen.length === picker.wanted) submitPick();
 });
-/* `only`: the cards that may be chosen (a seat's own cards when the hands are known);
-   otherwise every card not yet seen this deal (nor in `extraUnavailable`). */
-function openPicker(prompt, wanted, { claim = false, optional = false, extraUnavailable = [], only = null }, done) {
+let pickerChosen = [];  // what the open picker proposed (pre-selected), for Clear
+/* Only the cards that are possible are offered, in a compact grid: `only` (a seat's own cards
+   when the hands are known, a hand's proposed cards) or else every card not yet seen this deal
+   (nor in `extraUnavailable`). `chosen`: pre-selected, so the pick is one tap on OK; `auto`:
+   the tap that completes the pick sends it. */
+function openPicker(prompt, wanted, { claim = false, optional = false, extraUnavailable = [], only = null,
+  chosen = [], auto = true }, done) {
   $("picker-box").hidden = false;
   $("picker-prompt").textContent = prompt;
   $("claim-label").hidden = !claim;
   $("claim").value = "";
-  pickerAction = { done, ready: (chosen) => chosen.length === wanted || (optional && chosen.length === 0) };
+  pickerAction = { done, auto, ready: (cards) => cards.length === wanted || (optional && cards.length === 0) };
   pickerUnavailable = only ? [...picker.buttons.keys()].filter((card) => !only.includes(card))
     : [...state.seen, ...extraUnavailable];
-  picker.reset(wanted, pickerUnavailable);
+  pickerChosen = chosen;
+  $("picker").classList.toggle("compact", only !== null);  // a few cards: one row, not one a suit
+  picker.reset(wanted, pickerUnavailable, { hide: true, chosen });
 }
 function closePicker() { $("picker-box").hidden = true; pickerAction = null; }
 function claimValue() {
   const text = $("claim").value.trim();
   return text === "" ? undefined : Number(text);
 }
-$("picker-ok").addEventListener("click", async () => {
-  if (!pickerAction) return;
-  await pickerAction.done(picker.chosen.slice(), claimValue());
-});
-$("picker-clear").addEventListener("click", () => picker.reset(picker.wanted, pickerUnavailable));
+async function submitPick() {
+  const action = pickerAction;
+  if (!action) return;
+  pickerAction = null;  // one answer per pick, however fast the taps come
+  $("picker-ok").disabled = true;
+  const revision = state.revision;
+  await action.done(picker.chosen.slice(), claimValue());
+  // refused (the error is beside the picker): the same pick may be tried again
+  if (pickerAction === null && state.revision === revision && !$("picker-box").hidden) {
+    pickerAction = action;
+    // a one-card pick starts again, so that the next tap (the same card again) sends it
+    if (action.auto && picker.wanted === 1) picker.reset(1, pickerUnavailable, { hide: true });
+    $("picker-ok").disabled = !action.ready(picker.chosen);
+  }
+}
+$("picker-ok").addEventListener("click", submitPick);
+$("picker-clear").addEventListener("click", () =>
+  picker.reset(picker.wanted, pickerUnavailable, { hide: true, chosen: pickerChosen }));
 
 /* Several picks in a row (e.g. every dealt hand), then one action with them all. */
 function pickSequence(steps, finish) {
@@ -89,9 +134,12 @@ function render(next) {
   if (state && next.id === state.id && next.revision <= state.revision) return;
   state = next;
   renderScores();
+  renderBar();
   drawBoard($("board"), state, sideNames());
   renderMatch();
   renderNow();
+  renderOver();
+  renderSummary();
   renderPlay();
   renderShows();
   renderLog();
@@ -111,6 +159,18 @@ function renderScores() {
       el("div", {}, name), el("div", { class: "n" }, String(state.scores[side])),
       el("div", { class: "tag" }, tags.join(" "))));
   });
+}
+
+/* The sticky header's line: every side's score, and in the play the count and whose turn. */
+function renderBar() {
+  const turnSide = state.turn === null ? null : sideOf(state.turn);
+  const parts = sideNames().map((name, side) => el("span", { class: "bar-side" + (turnSide === side ? " turn" : "") },
+    `${name} `, el("b", {}, String(state.scores[side]))));
+  if (state.phase === "play") {
+    parts.push(el("span", { class: "bar-count" }, "count ", el("b", {}, String(state.count))),
+      el("span", { class: "bar-turn" }, `${seatName(state.turn)} to play`));
+  }
+  $("bar").replaceChildren(...parts);
 }
 
 function renderMatch() {
@@ -175,7 +235,13 @@ function renderNow() {
       break;
     case "deal":
       title.textContent = `Deal ${state.deal + 1}: ${seatName(state.dealer)} deals`;
-      button("Dealt (hands stay hidden)", () => act({ kind: "deal" }), true);
+      // the usual deal, hands hidden, is one tap: the starter says it was dealt and laid away
+      openPicker("Hands hidden: once everyone has laid away, tap the starter card", 1, {}, async (cards) => {
+        if (!await act({ kind: "deal" })) return;
+        for (const s of seats) if (!await act({ kind: "discard", seat: s })) return;
+        await act({ kind: "starter", card: cards[0] });
+      });
+      button("Dealt (hands stay hidden)", () => act({ kind: "deal" }));
       button("Enter the dealt hands", () => {
         const steps = seats.map((s) => ({ prompt: `${seatName(s)}'s ${per} cards`, wanted: per }));
         if (settings.players === 3) steps.push({ prompt: "The card dealt to the crib", wanted: 1 });
@@ -204,31 +270,33 @@ function renderNow() {
       break;
     case "play":
       title.textContent = `The play · starter ${state.starter ? cardLabel(state.starter) : ""}`;
-      openPicker(`${seatName(state.turn)} lays a card`, 1, { claim: true, only: heldBy(state.turn) },
+      // only what may be laid: a card past 31 is not offered
+      const fits = (card) => pipValue(card) <= 31 - state.count;
+      const held = heldBy(state.turn);
+      openPicker(`${seatName(state.turn)} lays a card (a claim goes in first)`, 1,
+        { claim: true, only: held && held.filter(fits), extraUnavailable: [...picker.buttons.keys()].filter((c) => !fits(c)) },
         (cards, claim) => act({ kind: "play", seat: state.turn, card: cards[0], claim }));
-      button(`${seatName(state.turn)}: go`, () => act({ kind: "go", seat: state.turn }));
+      if (goPossible()) button(`${seatName(state.turn)}: go`, () => act({ kind: "go", seat: state.turn }));
       break;
     case "show":
     case "over": {
       const nxt = state.next_show;
-      if (state.phase === "over") {
-        title.textContent = "Game over";
-        const m = state.match;
-        if (!m.over && m.games[m.games.length - 1] === state.id) {
-          button("Next game of the match", async () => {
-            const answer = await api("POST", `/api/games/${GAME}/next`);
-            if (answer) location.href = `/games/${answer.id}`;
-          }, true);
-        }
-      }
+      if (state.phase === "over") title.textContent = "Game over";  // the over panel says the rest
       if (nxt) {
         const whose = nxt.what === "crib" ? `${seatName(nxt.seat)}'s crib` : `${seatName(nxt.seat)}'s hand`;
         if (state.phase === "show") title.textContent = `The show: ${whose}`;
         const size = settings.variant === "five-card" && nxt.what === "hand" ? 3 : 4;
-        openPicker(`Count ${whose} (starter ${cardLabel(state.starter)}). Enter its ${size} cards ` +
-          "if they are not known; enter the claim to check it.", size,
-          { claim: true, optional: true },
-          (cards, claim) => act({ kind: "show", cards: cards.length ? cards : undefined, claim }));
+        const known = shownCards(nxt);
+        if (known) {
+          // the cards are known (entered, or laid in the play): proposed, one tap on OK
+          openPicker(`Count ${whose} (starter ${cardLabel(state.starter)}); a claim is checked`, size,
+            { claim: true, only: known, chosen: known, auto: false },
+            (cards, claim) => act({ kind: "show", claim }));
+        } else {
+          openPicker(`Count ${whose} (starter ${cardLabel(state.starter)}): tap its ${size} cards ` +
+            "(a claim goes in first)", size, { claim: true },
+            (cards, claim) => act({ kind: "show", cards, claim }));
+        }
       }
       break;
     }
@@ -236,16 +304,49 @@ function renderNow() {
   renderMuggins();
 }
 
+/* What a card counts in the play: ace 1, court cards 10. */
+function pipValue(card) {
+  const rank = card.slice(0, -1);
+  return rank === "A" ? 1 : ["J", "Q", "K"].includes(rank) ? 10 : Number(rank);
+}
+
+/* Whether the player to play may say go: the server says (`go_possible`); a server without it
+   is asked nothing it cannot answer: with hidden hands a go is possible once no 10 fits. */
+function goPossible() {
+  if ("go_possible" in state) return state.go_possible;
+  return !state.hands_known && state.count >= 22;
+}
+
+/* A show's cards when the page knows them: a known hand or crib as entered; a hidden hand as
+   its cards were laid in the play. Null for a hidden crib: its cards are entered. */
+function shownCards(nxt) {
+  const log = currentDealLog();
+  if (nxt.what === "hand" && !state.hands_known) {
+    return state.play.filter((step) => step.seat === nxt.seat && step.card).map((step) => step.card);
+  }
+  if (!state.hands_known) return null;
+  const per = state.settings.players === 2 && state.settings.variant === "six-card" ? 6 : 5;
+  const discards = log.filter((a) => a.kind === "discard").flatMap((a) => a.cards || []);
+  if (nxt.what === "crib") {
+    return [...discards, ...log[0].cards.slice(state.settings.players * per)];  // + the pack's crib card
+  }
+  return log[0].cards.slice(nxt.seat * per, (nxt.seat + 1) * per).filter((card) => !discards.includes(card));
+}
+
+/* The last claim's flag, beside where claims are made; a deal's flags stay with that deal
+   (in the next deal they are in its shows and the summary, not here). An open muggins
+   window is shown whenever it is open: the opponent may still call it. */
 function renderMuggins() {
   const box = $("muggins");
   box.replaceChildren();
-  const last = [...state.events].reverse().find((e) => e.claim);
+  const thisDeal = state.phase === "play" || state.phase === "show";
+  const last = thisDeal ? [...state.events].reverse().find((e) => e.claim && e.deal === state.deal) : null;
   const open = state.muggins_open;
   if (!last && !open) { box.hidden = true; return; }
   box.hidden = false;
   const check = open || last.claim;
   const who = open ? seatName(open.seat) : seatName(last.seat);
-  box.append(el("div", { class: `flag ${check.outcome}` }, `${who}: ${check.description}`));
+  box.append(el("div", { class: `flag ${check.outcome}` }, `${who}: ${tableWords(check.description)}`));
   if (open && open.outcome === "short" && state.settings.muggins) {
     for (let s = 0; s < state.settings.players; s++) {
       if (sideOf(s) === sideOf(open.seat)) continue;
@@ -254,6 +355,60 @@ function renderMuggins() {
         `Muggins! ${seatName(s)} takes ${open.missed}`));
     }
   }
+}
+
+/* The game over, in large type for the whole table: winner, final score, skunk, the match. */
+function renderOver() {
+  const box = $("over");
+  const o = state.outcome;
+  box.hidden = !o;
+  if (!o) return;
+  const names = sideNames();
+  const loser = o.scores.findIndex((_, side) => side !== o.winner);
+  const skunk = Object.entries(o.skunks).find(([, level]) => level !== "none");
+  const skunkText = { skunk: "skunked", double: "double skunked", triple: "triple skunked" };
+  const m = state.match;
+  const parts = [
+    el("div", { class: "over-winner" }, `${names[o.winner]} wins`),
+    el("div", { class: "over-score" }, `${o.scores[o.winner]} – ${o.scores[loser]}`),
+    el("div", { class: "over-skunk" }, skunk
+      ? `${names[skunk[0]]} is ${skunkText[skunk[1]] || skunk[1]}` : "No skunk"),
+  ];
+  if (m.games_per_match > 1) {
+    const standing = names.map((n, side) => `${n} ${m.standings[side]}`).join(" – ");
+    parts.push(el("div", { class: "over-match" }, m.over
+      ? `Match over: ${names[m.winner]} wins the match (${standing})`
+      : `Match points after game ${m.finished} of ${m.games_per_match}: ${standing}`));
+  }
+  const next = !m.over && m.games[m.games.length - 1] === state.id
+    ? el("button", { type: "button", class: "primary", onclick: async () => {
+      const answer = await api("POST", `/api/games/${GAME}/next`);
+      if (answer) location.href = `/games/${answer.id}`;
+    } }, "Next game")
+    : el("a", { href: "/", class: "button primary" }, "New game");
+  parts.push(next);
+  box.replaceChildren(...parts);
+}
+
+/* After a deal's crib (and at the game's end): what each player scored in it, where from. */
+function renderSummary() {
+  const box = $("summary");
+  const done = state.phase === "deal" || state.phase === "over";
+  const deal = state.phase === "over" ? Math.max(0, ...state.events.map((e) => e.deal)) : state.deal;
+  const events = state.events.filter((e) => e.deal === deal && e.seat !== null && !e.for_interest && !e.moot);
+  box.hidden = !done || deal < 1 || !events.length;
+  if (box.hidden) return;
+  const from = (seat, kinds, not = false) => events
+    .filter((e) => e.seat === seat && kinds.includes(e.kind) !== not).reduce((sum, e) => sum + e.points, 0);
+  const other = ["hand", "crib", "muggins", "penalty", "correction"];
+  const cell = (n) => el("td", { class: "n" }, String(n));
+  const rows = state.names.map((name, seat) => el("tr", { "data-seat": String(seat) },
+    el("th", {}, name), cell(from(seat, other, true)), cell(from(seat, ["hand"])),
+    cell(from(seat, ["crib"])), cell(from(seat, ["muggins", "penalty", "correction"])),
+    cell(events.filter((e) => e.seat === seat).reduce((sum, e) => sum + e.points, 0)),
+    cell(state.scores[sideOf(seat)])));
+  box.replaceChildren(el("h3", {}, `Deal ${deal} summary`), el("table", { class: "summary-table" },
+    el("tr", {}, ...["", "pegging", "hand", "crib", "other", "deal", "score"].map((h) => el("th", {}, h))), ...rows));
 }
 
 function renderPlay() {
@@ -286,7 +441,7 @@ function renderShows() {
     const node = el("div", { class: "show" }, head, items,
       el("div", { class: "spoken" }, show.spoken ? `“${show.spoken}”` : "nineteen (nothing)"),
       el("div", { class: "total" }, `${show.total}` + (show.for_interest ? " (for interest: the game was won)" : "")));
-    if (show.claim) node.append(el("div", { class: `flag ${show.claim.outcome}` }, show.claim.description));
+    if (show.claim) node.append(el("div", { class: `flag ${show.claim.outcome}` }, tableWords(show.claim.description)));
     box.append(node);
   }
 }
@@ -297,7 +452,7 @@ function renderLog() {
     const who = e.seat === null ? "" : `${seatName(e.seat)} `;
     const detail = [...e.items, e.note].filter(Boolean).join("; ");
     return el("li", {}, `deal ${e.deal}: ${who}${e.kind} ${e.points ? (e.points > 0 ? "+" : "") + e.points : ""}` +
-      (detail ? ` (${detail})` : ""));
+      (detail ? ` (${tableWords(detail)})` : ""));
   }));
   const seat = $("correct-seat");
   if (seat.options.length !== state.settings.players) {
@@ -356,7 +511,14 @@ const camera = new Camera(GAME, $("camera-video"), $("camera-overlay"), $("camer
     renderDetectedPicks();
     renderCameraTable($("camera-table"), answer.table, seatName, (card) => openMisread(card, picture));
   }, showDemo);
-$("camera-start").addEventListener("click", () => camera.start());
+/* One button starts and stops the browser camera; it says which it will do. */
+const syncCameraButton = () => { $("camera-start").textContent = camera.running ? "Stop camera" : "Start camera"; };
+camera.onStop = syncCameraButton;  // the camera may stop by itself (the server refuses frames)
+$("camera-start").addEventListener("click", async () => {
+  if (camera.running) camera.stop();
+  else await camera.start();
+  syncCameraButton();
+});
 $("demo-photo").addEventListener("click", async () => {
   const answer = await tryDemoPhoto(GAME, $("demo-img"), $("demo-overlay"), (t) => { $("camera-status").textContent = t; });
   if (answer) { detected = answer; renderDetectedPicks(); }

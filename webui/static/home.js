@@ -30,3 +30,8 @@ const newGame = document.getElementById("new-game");
 newGame.elements.variant.addEventListener("change", (event) => {
   newGame.elements.target.value = event.target.value === "five-card" ? "61" : "121";
 });
+
+// When each game was played, in the reader's own time and words.
+for (const time of document.querySelectorAll(".games time")) {
+  time.textContent = new Date(time.dateTime).toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+}
