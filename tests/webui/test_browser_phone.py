@@ -25,6 +25,7 @@ from scorer.game import Game, Phase
 from scorer.match import Match
 from scorer.settings import Settings, Skunk
 from scorer.show import score_show
+from tests.webui.conftest import HANDS
 from tests.webui.test_browser import chromium
 from tests.webui.test_browser_game import scores_on, symbols
 from tests.webui.test_serve import Server, free_port
@@ -551,4 +552,35 @@ def test_camera_button(server: Server, tmp_path: Path, size: str) -> None:
         page.wait_for_function(
             "document.getElementById('camera-start').textContent === 'Start camera'"
         )
+        assert errors == []
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_deal_2s_hands_can_be_entered(server: Server, size: str) -> None:
+    """After a deal played with its hands entered, "Enter the dealt hands" at deal 2 offers
+    every card again: deal 1's cards are not greyed out."""
+    status, created = server.call("POST", "/api/games", {"players": 2, "first_dealer": 1})
+    assert status == 201
+    game_id = created["id"]
+
+    def act(**action: object) -> dict[str, Any]:
+        status, answer = server.call("POST", f"/api/games/{game_id}/actions", action)
+        assert status == 200, answer
+        return dict(answer)
+
+    act(kind="deal", hands=HANDS)
+    act(kind="discard", seat=0, cards=["9H", "QD"])
+    act(kind="discard", seat=1, cards=["KH", "8S"])
+    act(kind="starter", card="5S")
+    for card in ["5H", "7C", "5D", "3C", "JC", "2C", "6S", "4D"]:
+        act(kind="play", card=card)
+    for _ in range(3):  # both hands and the crib
+        after = act(kind="show")
+    assert after["phase"] == "deal" and after["deal"] == 1
+    with chromium() as browser:
+        errors: list[str] = []
+        page = sized_page(browser, size, errors)
+        page.goto(f"{server.url}/games/{game_id}")
+        page.get_by_role("button", name="Enter the dealt hands", exact=True).click()
+        assert len(offered_cards(page)) == 52
         assert errors == []
