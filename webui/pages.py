@@ -18,9 +18,9 @@ pages = Blueprint("pages", __name__)
 def home_list() -> list[dict[str, Any]]:
     """The home page's games, most recently played first: players, score, whether finished
     (and who won), and when last played (ISO time; the page shows it in local time)."""
-    games = []
-    for summary in store().summaries():
-        game = store().load(summary["id"]).game
+    games, games_store = [], store()
+    for summary in games_store.summaries():
+        game = games_store.load(summary["id"]).game
         names = summary["names"]
         sides = (
             [f"{names[0]} & {names[2]}", f"{names[1]} & {names[3]}"] if len(names) == 4 else names

@@ -11,7 +11,7 @@ Each step's screenshot is kept in the test's tmp_path, and one set is copied to
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,7 @@ from scorer.show import score_show
 from tests.webui.conftest import HANDS
 from tests.webui.test_browser import chromium
 from tests.webui.test_browser_game import scores_on, symbols
-from tests.webui.test_serve import Server, free_port
+from tests.webui.test_serve import Server
 
 pytestmark = pytest.mark.slow  # a real browser: left out of the fast loop
 
@@ -49,13 +49,6 @@ CRIB_2 = ["5H", "5D", "JC", "10S"]
 HIDDEN_DEAL_TAPS = 15
 
 EngineStep = Callable[[Game], object]
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    running = Server(tmp_path / "games.sqlite3", tmp_path / "data", port=free_port())
-    yield running
-    running.stop()
 
 
 def sized_page(browser: sync_api.Browser, size: str, errors: list[str]) -> sync_api.Page:
