@@ -25,6 +25,7 @@ import numpy.typing as npt
 
 from scorer.cards import Card
 from vision.detection.detections import (
+    CLASS_NAMES,
     FACING_UNKNOWN,
     Detections,
     card_of_class,
@@ -67,6 +68,10 @@ class PairingConfig:
     #: An identity seen at places that cannot be one card is still read at the surest of
     #: them when that one is at least this likely to be the card (`_likeliest`).
     conflict_keep: float = 0.5
+    #: A card carries the reader's this many likeliest cards (`SeenCard.choices`)...
+    choices: int = 5
+    #: ...each at least this likely: the rest of a softmax is noise, not a choice.
+    choice_floor: float = 0.001
 
 
 @dataclass(frozen=True, eq=False)
@@ -86,10 +91,48 @@ class SeenCard:
     #: False for a card a smoothed table keeps through a short gap: its boxes are where it was
     #: last seen (moved by the camera's shake), not pixels of this frame.
     in_frame: bool = True
+    #: The reader's likeliest cards for this one, likeliest first, with their chances (summing
+    #: to at most 1): where `card` is impossible (already placed this deal), the next choices
+    #: say what it may be. Usually led by `card`; a conflict's re-read sighting is its second.
+    choices: tuple[tuple[Card, float], ...] = ()
 
     @property
     def indices_seen(self) -> int:
         return len(self.detections)
+
+    @property
+    def distribution(self) -> npt.NDArray[np.float64]:
+        """The chance of each of the 52 card classes (`class_distribution`)."""
+        return class_distribution(self.detections, self.card, self.confidence)
+
+
+def class_distribution(
+    detections: Detections, card: Card, confidence: float
+) -> npt.NDArray[np.float64]:
+    """The 52 class chances of one card seen by `detections` (its indices): the mean of their
+    class probabilities, each index an equal witness; without probabilities (readings not made
+    by the two-stage reader) all of `confidence` on `card`."""
+    if detections.probabilities is not None and len(detections):
+        mean: npt.NDArray[np.float64] = detections.probabilities.astype(np.float64).mean(axis=0)
+        return mean
+    out = np.zeros(len(CLASS_NAMES), np.float64)
+    out[class_of_card(card)] = confidence
+    return out
+
+
+def top_choices(
+    distribution: npt.NDArray[np.float64], n: int, floor: float
+) -> tuple[tuple[Card, float], ...]:
+    """The `n` likeliest cards of a 52-class `distribution` at `floor` or more, likeliest first.
+
+    >>> chances = np.zeros(52); chances[[4, 17]] = 0.3, 0.6
+    >>> [(str(c), round(p, 2)) for c, p in top_choices(chances, 5, 0.001)]
+    [('5D', 0.6), ('5C', 0.3)]
+    """
+    order = np.argsort(-distribution, kind="stable")[:n]
+    return tuple(
+        (card_of_class(int(i)), float(distribution[i])) for i in order if distribution[i] >= floor
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -393,4 +436,6 @@ def _seen(card: Card, d: Detections, config: PairingConfig) -> SeenCard:
             cx, cy = cx + dx * size, cy + dy * size
     else:
         confidence = 1.0 - float(np.prod(1.0 - d.scores.astype(np.float64)))
-    return SeenCard(card, confidence, (x1, y1, x2, y2), (cx, cy), size, d)
+    choices = top_choices(class_distribution(d, card, confidence), config.choices,
+                          config.choice_floor)  # fmt: skip
+    return SeenCard(card, confidence, (x1, y1, x2, y2), (cx, cy), size, d, choices=choices)

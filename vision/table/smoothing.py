@@ -23,9 +23,12 @@ import statistics
 from collections import Counter, deque
 from dataclasses import dataclass, field
 
+import numpy as np
+import numpy.typing as npt
+
 from scorer.cards import Card
-from vision.detection.detections import Detections
-from vision.table.cards import Conflict, FrameCards, SeenCard
+from vision.detection.detections import Detections, class_of_card
+from vision.table.cards import Conflict, FrameCards, SeenCard, top_choices
 from vision.table.roles import DEFAULT_ZONES, RoleZones, Seat, TableLayout, TableState, assign_roles
 
 
@@ -41,6 +44,11 @@ class SmoothingConfig:
     vote_window: int = 15
     #: Share of the vote window the leading identity needs before it is reported as laid.
     vote_share: float = 0.6
+    #: A track reports this many likeliest cards (`SeenCard.choices`), each this likely...
+    choices: int = 5
+    choice_floor: float = 0.001
+    #: ...its voted identity first unless another card's mean chance beats it by more than this.
+    choice_margin: float = 0.2
     #: A sighting this close to where a track is expected is that track (same spot).
     match_radius: float = 1.5
     #: A lone index this close to a matched card's other corner is that corner misread...
@@ -63,6 +71,8 @@ class PlayEvent:
     card: Card
     frame: int
     timestamp: float | None = None
+    #: The track's likeliest cards when the event was emitted (`SeenCard.choices`).
+    choices: tuple[tuple[Card, float], ...] = ()
 
     def __str__(self) -> str:
         return f"{self.seat} laid {self.card}"
@@ -86,6 +96,8 @@ class _Track:
     offset: tuple[float, float] = (0.0, 0.0)  # shift accumulated since last seen
     hits: deque[bool] = field(default_factory=deque)
     votes: deque[Card] = field(default_factory=deque)
+    #: Each recent sighting's 52 class chances, over the same window as the votes.
+    chances: deque[npt.NDArray[np.float64]] = field(default_factory=deque)
     identity: Card | None = None
     misses: int = 0
     accepted: bool = False
@@ -116,8 +128,10 @@ class _Track:
         self.seen, self.offset, self.misses = seen, (0.0, 0.0), 0
         self._hit(True)
         self.votes.append(seen.card)
+        self.chances.append(seen.distribution)
         while len(self.votes) > self.config.vote_window:
             self.votes.popleft()
+            self.chances.popleft()
         counts = Counter(self.votes)
         leader, top = counts.most_common(1)[0]
         if self.identity is None or counts[self.identity] < top:
@@ -178,7 +192,24 @@ class _Track:
             self.seen.glyph_size,
             self.seen.detections.shifted(dx, dy),
             in_frame=self.misses == 0,
+            choices=self.choices(),
         )
+
+    def choices(self) -> tuple[tuple[Card, float], ...]:
+        """The likeliest cards by the mean chances of the recent sightings. The voted identity
+        leads (what the table shows) unless another card's mean chance clearly beats it
+        (`choice_margin`): then the distribution's order stands, to say the vote is doubtful."""
+        config = self.config
+        mean: npt.NDArray[np.float64] = np.mean(np.stack(self.chances), axis=0)
+        ranked = top_choices(mean, config.choices, config.choice_floor)
+        if self.identity is None:
+            return ranked
+        own = float(mean[class_of_card(self.identity)])
+        best = ranked[0][1] if ranked else 0.0
+        if best - own > config.choice_margin:
+            return ranked
+        rest = tuple(choice for choice in ranked if choice[0] != self.identity)
+        return ((self.identity, own), *rest[: config.choices - 1])
 
 
 class TableSmoother:
@@ -335,7 +366,7 @@ class TableSmoother:
             for seat, seat_cards in state.seats.items()
             for index, seen in enumerate(seat_cards.play)
         }
-        ready: list[tuple[int, int, int, int, Seat, Card]] = []
+        ready: list[tuple[tuple[int, int, int, int], Seat, Card, _Track]] = []
         last = self.layout.seats.index(self._laid[-1].seat) if self._laid else -1
         n = len(self.layout.seats)
         for track in self._tracks:
@@ -352,12 +383,13 @@ class TableSmoother:
             confirmed = track.play_streak >= self.config.play_confirm
             if confirmed and track.identity not in self._emitted:
                 turn = (self.layout.seats.index(seat) - last - 1) % n
-                ready.append((track.play_since, track.created, turn, index, seat, track.identity))
+                order = (track.play_since, track.created, turn, index)
+                ready.append((order, seat, track.identity, track))
         events = []
-        for *_, seat, card in sorted(ready):
+        for _, seat, card, track in sorted(ready, key=lambda r: r[0]):
             if card in self._emitted:
                 continue  # two spots with one identity: the card is laid once
-            event = PlayEvent(seat, card, self._frame, timestamp)
+            event = PlayEvent(seat, card, self._frame, timestamp, track.choices())
             self._emitted.add(card)
             self._laid.append(event)
             events.append(event)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from scorer.cards import parse_card
@@ -184,3 +185,36 @@ def test_a_frame_tells_its_cards_median_index_size_and_whether_it_is_small(g: fl
     answer = frame_json("table.jpg", seen)
     assert answer["index_px"] == pytest.approx(g, abs=0.05)
     assert answer["small_indices"] is (g < SMALL_INDEX_PX)
+
+
+def with_chances(d: Detections, rows: list[dict[str, float]]) -> Detections:
+    """`d` with each index's class probabilities as given (card -> chance)."""
+    chances = np.zeros((len(d), 52), np.float32)
+    for i, row in enumerate(rows):
+        for name, chance in row.items():
+            chances[i, class_of_card(parse_card(name))] = chance
+    return d.with_rows(probabilities=chances)
+
+
+def test_a_card_carries_the_readers_next_choices_over_its_indices() -> None:
+    d = with_chances(
+        card_detections("5H", (300, 200)),
+        [{"5H": 0.6, "5D": 0.3, "6H": 0.05}, {"5H": 0.8, "5D": 0.1, "3H": 0.0001}],
+    )
+    (card,) = cards_from_detections(d).cards
+    choices = [(str(c), round(p, 3)) for c, p in card.choices]
+    # the mean of both corners; below the floor is no choice
+    assert choices == [("5H", 0.7), ("5D", 0.2), ("6H", 0.025)]
+
+
+def test_at_most_the_configured_number_of_choices() -> None:
+    row = {name: 0.1 for name in ("5H", "5D", "6H", "6D", "8H", "9H", "3S")} | {"5H": 0.3}
+    d = with_chances(card_detections("5H", (300, 200), corners="tl"), [row])
+    (card,) = cards_from_detections(d, PairingConfig(choices=3)).cards
+    assert len(card.choices) == 3 and card.choices[0] == (parse_card("5H"), pytest.approx(0.3))
+    assert sum(p for _, p in card.choices) <= 1
+
+
+def test_without_probabilities_the_card_is_the_only_choice() -> None:
+    (card,) = cards_from_detections(card_detections("7C", (300, 200), score=0.8)).cards
+    assert card.choices == ((parse_card("7C"), pytest.approx(1 - 0.2 * 0.2)),)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scorer.cards import DECK, parse_card
+from scorer.cards import DECK, Card, parse_card
 from tests.tabletop import card_detections, row_detections, table
 from vision.detection.detections import Detections, class_of_card
 from vision.table.cards import cards_from_detections
@@ -188,3 +188,49 @@ def test_card_moved_from_visible_hand_to_play_row_is_laid_once() -> None:
     assert [str(e) for e in events] == ["bottom laid AS", "bottom laid 2S"]
     state = feed(smoother, d).state
     assert [str(c.card) for c in state.seats["bottom"].hand] == ["3S", "4S"]
+
+
+def chances(d: Detections, row: dict[str, float]) -> Detections:
+    """`d`, every index read with these class probabilities (card -> chance)."""
+    probabilities = np.zeros((len(d), 52), np.float32)
+    for name, chance in row.items():
+        probabilities[:, class_of_card(parse_card(name))] = chance
+    return d.with_rows(probabilities=probabilities)
+
+
+def named(choices: tuple[tuple[Card, float], ...]) -> list[tuple[str, float]]:
+    return [(str(card), round(chance, 3)) for card, chance in choices]
+
+
+def test_a_track_reports_its_sightings_mean_choices_and_the_play_carries_them() -> None:
+    smoother = TableSmoother(TWO)
+    row = play_row("bottom", ["5H"])
+    sure, doubtful = chances(row, {"5H": 0.8, "5D": 0.1}), chances(row, {"5H": 0.6, "5D": 0.3})
+    events = []
+    for d in (sure, doubtful, sure, doubtful):
+        update = feed(smoother, d)
+        events += update.events
+    (card,) = update.state.seats["bottom"].play
+    assert named(card.choices) == [("5H", 0.7), ("5D", 0.2)]
+    (event,) = events
+    assert event.card == parse_card("5H") and named(event.choices)[0][0] == "5H"
+
+
+def test_the_voted_identity_leads_its_choices_unless_the_chances_clearly_disagree() -> None:
+    row = play_row("bottom", ["6H"])
+    six = chances(row, {"6H": 0.5, "9H": 0.45})
+    nine = Detections(six.boxes, six.scores, [class_of_card(parse_card("9H"))] * len(six),
+                      probabilities=six.probabilities)  # fmt: skip
+    smoother = TableSmoother(TWO)
+    for d in (six, six, nine, six):  # the vote says 6H; the chances barely differ
+        update = feed(smoother, d)
+    (card,) = update.state.seats["bottom"].play
+    assert named(card.choices) == [("6H", 0.5), ("9H", 0.45)]
+
+    against = chances(row, {"6H": 0.2, "9H": 0.75})  # read as 6H, but 9H by far the likelier
+    smoother = TableSmoother(TWO)
+    for _ in range(4):
+        update = feed(smoother, against)
+    (card,) = update.state.seats["bottom"].play
+    assert card.card == parse_card("6H")
+    assert named(card.choices) == [("9H", 0.75), ("6H", 0.2)]
