@@ -30,7 +30,7 @@ from vision.table.roles import Seat
 from vision.table.smoothing import TableSmoother
 from vision.table.sources import TERMINAL, Backoff, Frame, FrameSource, SourceState, open_source
 from webui.frames import FrameMemory, thumbnail
-from webui.seats import layout_for, table_seat
+from tablemode.seats import layout_for, table_seat
 from webui.tablejson import table_json
 
 log = logging.getLogger(__name__)

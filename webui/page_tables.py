@@ -20,7 +20,7 @@ from scorer.show import score_show
 from vision.table.cards import FrameCards
 from vision.table.roles import TableState
 from vision.table.smoothing import TableSmoother
-from webui.seats import game_seat, layout_for, table_seat
+from tablemode.seats import game_seat, layout_for, table_seat
 from webui.tablejson import table_json
 
 #: Games whose smoothers are kept (the least recently used is forgotten beyond this).

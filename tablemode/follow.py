@@ -1,0 +1,365 @@
+"""From the camera's table to the game's next action, with the deal as a prior.
+
+`Follower.proposals` reads the game's phase and the `TableView` and proposes what the table
+shows next: the starter (with the hidden deal and discards before it), the next card laid (with
+the go's its seat order implies), a hand's show (its cards are the ones that player laid), the
+crib once it is turned. Every reading goes through the deal prior: a card already placed this
+deal cannot appear again, and the steps must be legal for the engine; where the reader's first
+choice is impossible its likeliest possible one is taken, and the proposal is then not sure.
+
+A sure proposal is applied by itself (the page offers a moment to undo it); the others ask the
+players, with the likeliest possible cards as buttons. A proposal undone or waved away is not
+proposed again. The follower is one game's memory; it is not thread-safe (its owner locks).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from scorer.cards import Card
+from scorer.game import Game, Phase
+from tablemode.config import DEFAULT_TABLE_MODE, TableModeConfig
+from tablemode.steps import Step, legal
+from tablemode.view import CardReading, TableView
+
+ProposalKind = Literal["starter", "play", "show", "crib"]
+
+
+@dataclass(frozen=True)
+class Option:
+    """One answer to a proposal: the card(s) it reads, their chance, and the steps to apply."""
+
+    cards: tuple[Card, ...]
+    chance: float
+    steps: tuple[Step, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "cards": [str(c) for c in self.cards],
+            "chance": round(self.chance, 3),
+            "actions": [s.to_json() for s in self.steps],
+        }
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """What the table shows next. `options[0]` is the proposal; the rest are the buttons a
+    question offers. `claim`: a muggins game asks the player's own count before applying."""
+
+    key: str
+    kind: ProposalKind
+    seat: int | None
+    text: str
+    options: tuple[Option, ...]
+    sure: bool
+    claim: bool = False
+    frame: str | None = None
+    #: Why it is not sure, for the question shown.
+    doubt: str = ""
+
+    def option(self, cards: Sequence[Card] | None = None) -> Option:
+        """The option reading `cards` (None: the proposal's own); KeyError when it has none."""
+        if cards is None:
+            return self.options[0]
+        for option in self.options:
+            if list(option.cards) == list(cards):
+                return option
+        raise KeyError(f"{self.key} offers no option {' '.join(map(str, cards))}")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "kind": self.kind,
+            "seat": self.seat,
+            "text": self.text,
+            "sure": self.sure,
+            "claim": self.claim,
+            "frame": self.frame,
+            "doubt": self.doubt,
+            "options": [o.to_json() for o in self.options],
+        }
+
+
+@dataclass
+class Follower:
+    """One game's table mode: proposals from the table, and what the players waved away."""
+
+    config: TableModeConfig = DEFAULT_TABLE_MODE
+    #: Proposal keys undone or dismissed by the players: never applied by themselves again.
+    declined: set[str] = field(default_factory=set)
+    #: The last deal after which the table was seen clear (0: before the first deal).
+    cleared_after: int = 0
+
+    def proposals(self, game: Game, view: TableView) -> list[Proposal]:
+        """What the table shows next that the game has not taken, in the order to apply it
+        (at most one; an empty list while the table shows nothing new)."""
+        phase = game.phase
+        if view.clear and phase in (Phase.DEAL, Phase.CUT_FOR_DEAL):
+            self.cleared_after = game.deals_played
+        found: Proposal | None = None
+        if phase in (Phase.DEAL, Phase.DISCARD, Phase.STARTER):
+            found = self._starter(game, view)
+        elif phase is Phase.PLAY:
+            found = self._play(game, view)
+        elif phase is Phase.SHOW:
+            found = self._show(game, view)
+        if found is None:
+            return []
+        if found.key in self.declined:
+            found = replace(found, sure=False, doubt=found.doubt or "changed by a player")
+        return [found]
+
+    def decline(self, key: str) -> None:
+        self.declined.add(key)
+
+    # -- the deal and the starter ------------------------------------------------------------
+    def _starter(self, game: Game, view: TableView) -> Proposal | None:
+        if view.starter is None:
+            return None
+        before: list[Step] = []
+        if game.phase is Phase.DEAL:
+            if self.cleared_after < game.deals_played:
+                return None  # the last deal's starter still lies there
+            before.append(Step("deal"))
+        deal = game.deal_state
+        hidden = deal is None or game.phase is Phase.DEAL or deal.hands is None
+        if not hidden:
+            return None  # hands entered: their discards are entered too
+        if game.phase is not Phase.STARTER:
+            done = set() if game.phase is Phase.DEAL or deal is None else set(deal.discards)
+            before += [Step("discard", s) for s in range(game.players) if s not in done]
+        number = game.deals_played + (1 if game.phase is Phase.DEAL else 0)
+        options = self._options(game, view.starter, before, lambda c: [Step("starter", None, (c,))])
+        return self._proposal(
+            f"deal {number} starter", "starter", None, "starter {card}", options, view.starter
+        )
+
+    # -- the play ----------------------------------------------------------------------------
+    def _play(self, game: Game, view: TableView) -> Proposal | None:
+        deal = game.deal_state
+        assert deal is not None and deal.pegging is not None
+        laid = sum(len(cards) for cards in deal.pegging.played)
+        if laid >= len(view.plays):
+            return None
+        nxt = view.plays[laid]
+        goes = self._goes_before(game, nxt.seat)
+        seat, doubt = nxt.seat, ""
+        if goes is None and game.turn is not None:  # that seat cannot be next: the turn's card
+            seat, goes = game.turn, []
+            doubt = f"seat {nxt.seat} is not next: it is seat {seat}'s turn"
+        if goes is None:
+            return None
+        options = self._options(game, nxt.reading, goes, lambda c: [Step("play", seat, (c,))])
+        said = "".join(f"seat {s.seat} said go, " for s in goes)
+        proposal = self._proposal(
+            f"deal {deal.number} play {laid + 1}",
+            "play",
+            seat,
+            said + f"seat {seat} played {{card}}",
+            options,
+            nxt.reading,
+        )
+        if proposal is not None and doubt:
+            proposal = replace(proposal, sure=False, doubt=doubt)
+        return proposal
+
+    def _goes_before(self, game: Game, seat: int) -> list[Step] | None:
+        """The go's that let `seat` lay the next card (none when it is its turn); None when the
+        seats skipped could not all say go."""
+        turn = game.turn
+        if turn is None:
+            return None
+        goes: list[Step] = []
+        current = turn
+        for _ in range(game.players):
+            if current == seat:
+                return goes if legal(game, goes) else None
+            goes.append(Step("go", current))
+            current = (current + 1) % game.players
+        return None
+
+    # -- the show ----------------------------------------------------------------------------
+    def _show(self, game: Game, view: TableView) -> Proposal | None:
+        nxt = game.next_show()
+        deal = game.deal_state
+        if nxt is None or deal is None or deal.pegging is None:
+            return None
+        role, seat = nxt
+        claim = game.settings.muggins
+        key = f"deal {deal.number} {role} of seat {seat}"
+        if role == "hand":
+            cards = () if deal.hands is not None else tuple(deal.pegging.played[seat])
+            step = Step("show", seat, cards)
+            option = Option(cards, 1.0, (step,))
+            if not legal(game, [step]):
+                return None  # e.g. five-card play left a card unplayed: a player enters it
+            return Proposal(
+                key,
+                "show",
+                seat,
+                f"seat {seat}'s hand",
+                (option,),
+                sure=not claim,
+                claim=claim,
+                frame=view.frame,
+            )
+        return self._crib(game, view, seat, key, claim)
+
+    def _crib(
+        self, game: Game, view: TableView, seat: int, key: str, claim: bool
+    ) -> Proposal | None:
+        deal = game.deal_state
+        assert deal is not None
+        if deal.hands is not None:
+            option = Option((), 1.0, (Step("show", seat),))
+            return Proposal(
+                key,
+                "crib",
+                seat,
+                f"seat {seat}'s crib",
+                (option,),
+                sure=not claim,
+                claim=claim,
+                frame=view.frame,
+            )
+        if len(view.crib) != 4:
+            return None
+        options = self._crib_options(game, view.crib, seat)
+        if not options:
+            return Proposal(
+                key,
+                "crib",
+                seat,
+                f"seat {seat}'s crib",
+                (),
+                sure=False,
+                claim=claim,
+                frame=view.frame,
+                doubt="these cards cannot be the crib",
+            )
+        best = options[0]
+        firsts = tuple(r.card for r in view.crib)
+        sure = (
+            best.cards == firsts
+            and min(r.chance for r in view.crib) >= self.config.sure_chance
+            and not claim
+        )
+        doubt = "" if sure or claim else "a crib card is not surely read"
+        cards_text = " ".join(map(str, best.cards))
+        return Proposal(
+            key,
+            "crib",
+            seat,
+            f"seat {seat}'s crib {cards_text}",
+            tuple(options),
+            sure=sure,
+            claim=claim,
+            frame=view.crib[0].frame or view.frame,
+            doubt=doubt,
+        )
+
+    def _crib_options(self, game: Game, crib: Sequence[CardReading], seat: int) -> list[Option]:
+        """The likeliest possible crib, then the ones with its least sure card read otherwise."""
+        placed = set(placed_this_deal(game))
+        picked: list[Card] = []
+        chance = 1.0
+        for reading in crib:
+            choice = next(
+                ((c, p) for c, p in reading.choices if c not in placed and c not in picked), None
+            )
+            if choice is None:
+                return []
+            picked.append(choice[0])
+            chance *= choice[1]
+        options: list[Option] = []
+
+        def add(cards: list[Card], p: float) -> None:
+            step = Step("show", seat, tuple(cards))
+            if len(options) < self.config.choices_offered and legal(game, [step]):
+                options.append(Option(tuple(cards), p, (step,)))
+
+        add(picked, chance)
+        weakest = min(range(len(crib)), key=lambda i: crib[i].chance)
+        taken = set(picked)
+        for card, p in crib[weakest].choices[: self.config.choices_tried]:
+            if card in placed or card in taken:
+                continue
+            other = list(picked)
+            other[weakest] = card
+            add(other, chance / max(crib[weakest].chance, 1e-6) * p)
+        return options
+
+    # -- the prior ---------------------------------------------------------------------------
+    def _options(
+        self, game: Game, reading: CardReading, before: list[Step], steps: Any
+    ) -> list[Option]:
+        """The reading's choices that are possible this deal, likeliest first: not a card
+        already placed, and `before` + `steps(card)` legal for the engine."""
+        placed = set(placed_this_deal(game))
+        options: list[Option] = []
+        for card, chance in reading.choices[: self.config.choices_tried]:
+            if card in placed:
+                continue
+            sequence = [*before, *steps(card)]
+            if legal(game, sequence):
+                options.append(Option((card,), chance, tuple(sequence)))
+            if len(options) >= self.config.choices_offered:
+                break
+        return options
+
+    def _proposal(
+        self,
+        key: str,
+        kind: ProposalKind,
+        seat: int | None,
+        text: str,
+        options: list[Option],
+        reading: CardReading,
+    ) -> Proposal | None:
+        if not options:
+            return Proposal(
+                key,
+                kind,
+                seat,
+                text.format(card=reading.card),
+                (),
+                sure=False,
+                frame=reading.frame,
+                doubt=f"{reading.card} cannot be there: it is already placed or breaks the rules",
+            )
+        best = options[0]
+        first = best.cards[0] == reading.card
+        sure = first and best.chance >= self.config.sure_chance
+        doubt = (
+            ""
+            if sure
+            else (
+                f"read as {reading.card}, which cannot be there" if not first else "not surely read"
+            )
+        )
+        return Proposal(
+            key,
+            kind,
+            seat,
+            text.format(card=best.cards[0]),
+            tuple(options),
+            sure,
+            frame=reading.frame,
+            doubt=doubt,
+        )
+
+
+def placed_this_deal(game: Game) -> Iterable[Card]:
+    """The cards face up this deal so far: the starter, the cards played, the hands shown."""
+    deal = game.deal_state
+    if deal is None or game.phase is Phase.DEAL:
+        return []
+    placed: list[Card] = list(deal.crib_from_pack)
+    if deal.starter is not None:
+        placed.append(deal.starter)
+    if deal.pegging is not None:
+        placed += [card for cards in deal.pegging.played for card in cards]
+    placed += deal.counted
+    return placed

@@ -1,0 +1,163 @@
+"""Table mode's follower on hand-made table views: a whole hidden-hands deal, the deal prior,
+go's inferred from the order cards are laid, and what it refuses to guess."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from scorer.cards import parse_card, parse_cards
+from scorer.game import Game, Phase
+from scorer.settings import Settings
+from tablemode.follow import Follower, Proposal
+from tablemode.view import CardReading, LaidCard, TableView
+
+# Seat 0 deals; seat 1 leads. 10+J = 20, +6 = 26: seat 0 cannot play under 31 (holds 7, 9):
+# seat 1 plays on alone (26+5 = 31).
+PLAYS = [(1, "10S"), (0, "JH"), (1, "6D"), (1, "5C"), (0, "7H"), (1, "2S"), (0, "9C"), (0, "AD")]
+STARTER, CRIB = "4H", ["QD", "3C", "8S", "KC"]
+
+
+def sure(card: str, chance: float = 0.95) -> CardReading:
+    return CardReading(((parse_card(card), chance),))
+
+
+def reading(*choices: tuple[str, float]) -> CardReading:
+    return CardReading(tuple((parse_card(c), p) for c, p in choices))
+
+
+def view(plays: Sequence[tuple[int, str]] = (), starter: str | None = STARTER,
+         crib: Sequence[str] = (), clear: bool = False) -> TableView:  # fmt: skip
+    return TableView(
+        starter=None if starter is None else sure(starter),
+        plays=tuple(LaidCard(seat, sure(card)) for seat, card in plays),
+        crib=tuple(sure(c) for c in crib),
+        clear=clear,
+    )
+
+
+def apply_sure(game: Game, follower: Follower, table: TableView) -> list[Proposal]:
+    """Apply every sure proposal the table gives, as table mode does; the ones applied."""
+    applied: list[Proposal] = []
+    for _ in range(20):
+        found = follower.proposals(game, table)
+        if not found or not found[0].sure:
+            return applied
+        for step in found[0].options[0].steps:
+            step.apply(game)
+        applied.append(found[0])
+    raise AssertionError("the follower kept proposing")
+
+
+def by_hand() -> Game:
+    """The same deal entered through the engine, the oracle for the scores."""
+    game = Game(Settings(), first_dealer=0)
+    game.deal(None)
+    game.discard(0, None)
+    game.discard(1, None)
+    game.cut_starter(parse_card(STARTER))
+    played: list[int] = []
+    for seat, card in PLAYS:
+        while game.turn != seat:
+            game.go(game.turn)  # type: ignore[arg-type]
+        game.play(seat, parse_card(card))
+        played.append(seat)
+    for seat in (1, 0):
+        game.show([parse_card(c) for s, c in PLAYS if s == seat])
+    game.show(parse_cards(CRIB))
+    return game
+
+
+def test_a_hidden_hands_deal_follows_the_table_to_the_same_scores_as_entered_by_hand() -> None:
+    game, follower = Game(Settings(), first_dealer=0), Follower()
+    assert apply_sure(game, follower, view(starter=None, clear=True)) == []
+    applied = apply_sure(game, follower, view())
+    assert [p.kind for p in applied] == ["starter"] and game.phase is Phase.PLAY
+    texts = []
+    for laid in range(1, len(PLAYS) + 1):
+        applied = apply_sure(game, follower, view(PLAYS[:laid]))
+        assert [p.kind for p in applied][:1] == ["play"], laid
+        texts += [p.text for p in applied]
+    assert texts[3] == "seat 0 said go, seat 1 played 5C"
+    # The hands are the cards each player laid: both are shown without any reading.
+    assert game.next_show() == ("crib", 0)
+    assert apply_sure(game, follower, view(PLAYS, crib=CRIB))[0].kind == "crib"
+    assert game.scores == by_hand().scores
+    assert game.next_show() is None and game.deals_played == 1
+
+
+def test_the_next_deal_waits_for_the_table_to_be_cleared() -> None:
+    game, follower = Game(Settings(), first_dealer=0), Follower()
+    for table in (view(), view(PLAYS), view(PLAYS, crib=CRIB)):
+        apply_sure(game, follower, table)
+    assert game.phase is Phase.DEAL
+    assert follower.proposals(game, view(PLAYS, crib=CRIB)) == []  # last deal's starter
+    apply_sure(game, follower, view(starter=None, clear=True))
+    applied = apply_sure(game, follower, view(starter="9D"))
+    assert [p.key for p in applied] == ["deal 2 starter"]
+    assert game.deal_state is not None and game.deal_state.starter == parse_card("9D")
+
+
+def play_ready() -> tuple[Game, Follower]:
+    game, follower = Game(Settings(), first_dealer=0), Follower()
+    apply_sure(game, follower, view())
+    return game, follower
+
+
+def test_a_first_choice_already_placed_takes_the_likeliest_possible_card_and_asks() -> None:
+    game, follower = play_ready()
+    apply_sure(game, follower, view(PLAYS[:1]))  # 10S played
+    misread = LaidCard(0, reading(("10S", 0.6), ("10C", 0.3)))
+    table = TableView(sure(STARTER), (LaidCard(1, sure("10S")), misread))
+    proposal = follower.proposals(game, table)[0]
+    assert not proposal.sure and proposal.options[0].cards == (parse_card("10C"),)
+    assert "cannot be there" in proposal.doubt
+
+
+def test_a_card_that_would_pass_31_is_not_a_choice() -> None:
+    game, follower = play_ready()
+    apply_sure(game, follower, view(PLAYS[:3]))  # count 26, seat 1 to play on after a go
+    laid = LaidCard(1, reading(("KD", 0.8), ("5C", 0.15), ("4C", 0.05)))
+    table = TableView(sure(STARTER), (*(LaidCard(s, sure(c)) for s, c in PLAYS[:3]), laid))
+    proposal = follower.proposals(game, table)[0]
+    assert [o.cards[0] for o in proposal.options] == parse_cards(["5C", "4C"])
+    assert not proposal.sure and proposal.options[0].steps[0].kind == "go"
+
+
+def test_a_card_laid_out_of_turn_at_a_low_count_is_asked_about_not_guessed() -> None:
+    game, follower = play_ready()
+    # Seat 1 leads, but the table shows seat 0's row first: at count 0 nobody says go.
+    proposal = follower.proposals(game, TableView(sure(STARTER), (LaidCard(0, sure("JH")),)))[0]
+    assert not proposal.sure and proposal.seat == 1 and "not next" in proposal.doubt
+
+
+def test_a_declined_proposal_is_asked_again_not_applied() -> None:
+    game, follower = play_ready()
+    first = follower.proposals(game, view(PLAYS[:1]))[0]
+    follower.decline(first.key)
+    again = follower.proposals(game, view(PLAYS[:1]))[0]
+    assert again.key == first.key and not again.sure
+
+
+@pytest.mark.parametrize("muggins", [False, True])
+def test_muggins_games_ask_each_show_for_the_players_claim(muggins: bool) -> None:
+    game, follower = Game(Settings(muggins=muggins), first_dealer=0), Follower()
+    apply_sure(game, follower, view())
+    shown = [p for p in apply_sure(game, follower, view(PLAYS)) if p.kind == "show"]
+    if not muggins:  # both hands are counted by themselves: the crib is next
+        assert [p.seat for p in shown] == [1, 0] and game.next_show() == ("crib", 0)
+        return
+    proposal = follower.proposals(game, view(PLAYS))[0]
+    assert shown == [] and proposal.claim and not proposal.sure
+    assert proposal.options[0].cards == tuple(parse_card(c) for s, c in PLAYS if s == 1)
+
+
+def test_a_crib_card_already_placed_is_read_as_its_next_choice() -> None:
+    game, follower = play_ready()
+    apply_sure(game, follower, view(PLAYS))
+    crib = (sure("QD"), sure("3C"), sure("8S"), reading(("JH", 0.7), ("KC", 0.25)))
+    table = TableView(sure(STARTER), tuple(LaidCard(s, sure(c)) for s, c in PLAYS), crib)
+    proposal = follower.proposals(game, table)[0]
+    assert proposal.kind == "crib" and not proposal.sure
+    assert proposal.options[0].cards == tuple(parse_cards(CRIB))
