@@ -20,12 +20,13 @@ from webui.bodies import cards, check_fields, integer, json_body, json_object, n
 from webui.camera_view import game_camera_view
 from webui.capture import CameraFeed
 from webui.errors import ApiError, GameNotFoundError, refusal_at_table
-from webui.frames import FrameMemory
+from webui.frames import FrameMemory, held_picture
 from webui.images import image_kind
 from webui.live import Broker, CameraEvents, event_stream
 from webui.page_tables import PageTables
 from webui.photo_reading import read_frame, read_photo
 from webui.store import GameStore, StoredGame
+from webui.table_mode import TableModes
 from webui.views import game_view
 
 api = Blueprint("api", __name__, url_prefix="/api")
@@ -210,13 +211,17 @@ def frame(game_id: str) -> Response:
     data, _ = _image_upload()
     name = f"{game_id}-frame"
     read = read_frame(data)
+    frame_id = uploads().add_upload(data)
     if read is None:
         found = read_photo(data, name)
     else:
         seen, size = read
-        table: PageTables = current_app.extensions["cribcam.page_tables"]
-        found = {**frame_json(name, seen), "table": table.update(game_id, stored.game, seen, size)}
-    return jsonify({"game": game_id, **found, "frame": uploads().add_upload(data)})
+        tables: PageTables = current_app.extensions["cribcam.page_tables"]
+        table, seen_view = tables.update(game_id, stored.game, seen, size, frame_id)
+        modes: TableModes = current_app.extensions["cribcam.table_modes"]
+        mode = modes.follow(game_id, seen_view, held_picture(uploads()))
+        found = {**frame_json(name, seen), "table": table, "table_mode": mode}
+    return jsonify({"game": game_id, **found, "frame": frame_id})
 
 
 # -- helpers for the page -------------------------------------------------------------------

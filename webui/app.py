@@ -15,7 +15,7 @@ from vision.reading import CardReader
 from webui import pairing
 from webui.api import api
 from webui.camera_api import camera_api
-from webui.capture import CameraFeed, ReaderFactory
+from webui.capture import CameraFeed, ReaderFactory, TableHook
 from webui.decks import stop_tune
 from webui.enroll_api import install as install_decks
 from webui.errors import register_error_handlers
@@ -25,6 +25,8 @@ from webui.page_tables import PageTables
 from webui.pages import pages
 from webui.paths import default_db
 from webui.store import GameStore
+from webui.table_api import table_api
+from webui.table_mode import TableModes, table_hook
 
 DEFAULTS: dict[str, Any] = {
     "DATABASE": None,  # path of the SQLite file; None: the user's data directory
@@ -58,8 +60,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     the_broker = app.extensions["cribcam.broker"] = Broker()
     app.extensions["cribcam.uploads"] = FrameMemory(keep=32)
     app.extensions["cribcam.page_tables"] = PageTables()
+    the_modes = app.extensions["cribcam.table_modes"] = TableModes(the_store, the_broker)
     install_decks(app)  # before the server camera loads its reader: it reads with the deck in use
-    app.extensions["cribcam.camera"] = _camera(app.config, the_broker)
+    app.extensions["cribcam.camera"] = _camera(app.config, the_broker, table_hook(the_modes))
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = the_store.secret("cookie-key")  # pairings survive restarts
     if app.config["PAIRING_CODE"] is not None:
@@ -68,6 +71,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     register_error_handlers(app)
     app.register_blueprint(api)
     app.register_blueprint(camera_api)
+    app.register_blueprint(table_api)
     app.register_blueprint(pages)
 
     @app.get("/healthz")
@@ -79,7 +83,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     return app
 
 
-def _camera(config: Mapping[str, Any], broker: Broker) -> CameraFeed | None:
+def _camera(config: Mapping[str, Any], broker: Broker, on_table: TableHook) -> CameraFeed | None:
     """Start the server camera when a source was given; its changes wake the live streams."""
     spec = config["CAMERA_SOURCE"]
     if spec is None:
@@ -91,6 +95,7 @@ def _camera(config: Mapping[str, Any], broker: Broker) -> CameraFeed | None:
         str(spec),
         config["FRAME_READER"] or _shared_reader(config),
         on_change=lambda revision: broker.publish(CAMERA_KEY, revision),
+        on_table=on_table,
         **options,
     )
     feed.start()

@@ -23,6 +23,8 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from tablemode.seats import layout_for, table_seat
+from tablemode.view import TableView, table_view
 from vision.detection.models import ModelMissingError
 from vision.frame_json import frame_quality
 from vision.table.cards import FrameCards
@@ -30,7 +32,6 @@ from vision.table.roles import Seat
 from vision.table.smoothing import TableSmoother
 from vision.table.sources import TERMINAL, Backoff, Frame, FrameSource, SourceState, open_source
 from webui.frames import FrameMemory, thumbnail
-from tablemode.seats import layout_for, table_seat
 from webui.tablejson import table_json
 
 log = logging.getLogger(__name__)
@@ -53,6 +54,9 @@ class FrameReader(Protocol):
 #: it must be cheap once loaded (`PhotoReader.card_reader`, which reloads after a deck change).
 ReaderFactory = Callable[[], FrameReader]
 Opener = Callable[[str], FrameSource]
+#: Table mode for the game the feed follows: given its id and the view of the table, it applies
+#: what is sure and returns table mode's status (shown in the snapshot as "table_mode").
+TableHook = Callable[["CameraFeed", str, TableView], dict[str, Any]]
 
 
 class CameraFeed:
@@ -66,6 +70,7 @@ class CameraFeed:
         opener: Opener = open_source,
         memory: FrameMemory | None = None,
         on_change: Callable[[int], None] | None = None,
+        on_table: TableHook | None = None,
         interval: float = 0.3,
         retry: Backoff = RETRY,
         read_timeout: float = 0.5,
@@ -73,6 +78,9 @@ class CameraFeed:
         self.spec = spec
         self.memory = memory or FrameMemory()
         self._reader_factory, self._opener, self._on_change = reader_factory, opener, on_change
+        self._on_table = on_table
+        self._table_mode: dict[str, Any] | None = None
+        self._event_ids: dict[int, str] = {}  # smoother frame number of a play event → frame id
         self._interval, self._retry, self._read_timeout = interval, retry, read_timeout
         self._lock = threading.Lock()
         # Notified on each new revision, so callers (tests) wait for a change instead of polling.
@@ -144,9 +152,11 @@ class CameraFeed:
             if players != len(self._smoother.layout.seats):
                 self._smoother = TableSmoother(layout_for(players))
                 self._event_frames.clear()
+                self._event_ids.clear()
             elif (game_id, deal) != (self._game, self._deal):
                 self._smoother.new_deal()
                 self._event_frames.clear()
+                self._event_ids.clear()
             self._game, self._deal = game_id, deal
             self._dealer = None if dealer is None else table_seat(players, dealer)
         self._changed()
@@ -240,12 +250,25 @@ class CameraFeed:
             if smoothed.events:
                 frame_id = self.memory.add_image(frame.image)
                 self._event_frames.update({str(e.card): frame_id for e in smoothed.events})
+                self._event_ids.update({e.frame: frame_id for e in smoothed.events})
             self._latest = frame.image
             self._table = table_json(smoothed.state)
             self._status["frames"] = int(self._status["frames"]) + 1
             self._frame = {"index": frame.index, "size": list(frame.size),
                            "timestamp": round(frame.timestamp, 3), "ms": round(ms, 1),
                            **frame_quality(seen)}  # fmt: skip
+            game = self._game
+            players = len(self._smoother.layout.seats)
+            view = table_view(smoothed.state, self._smoother.events, players,
+                              dict(self._event_ids).get)  # fmt: skip
+        if game is not None and self._on_table is not None:
+            try:
+                mode = self._on_table(self, game, view)
+            except Exception as error:  # a game deleted meanwhile, a refused step: shown, not fatal
+                log.warning("table mode for game %s: %s", game, error)
+                mode = {"question": None, "last": None, "error": str(error)}
+            with self._lock:
+                self._table_mode = mode
         self._changed()
 
     # -- internals -------------------------------------------------------------------------
@@ -258,6 +281,7 @@ class CameraFeed:
             "revision": self._revision,
             "game": self._game,
             "layout": list(self._smoother.layout.seats),
+            "table_mode": self._table_mode,
             "frame": self._frame,
             "table": self._table,
             "events": [

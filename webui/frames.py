@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 
 import cv2
 import numpy as np
@@ -79,3 +80,14 @@ class FrameMemory:
                 _, (_, old) = self._frames.popitem(last=False)
                 self._bytes -= len(old)
             return frame_id
+
+
+def held_picture(*memories: FrameMemory) -> Callable[[str | None], bytes | None]:
+    """The thumbnail of a frame id held by any of `memories` (None when none holds it)."""
+
+    def picture(frame_id: str | None) -> bytes | None:
+        if frame_id is None:
+            return None
+        return next((p for m in memories if (p := m.thumbnail(frame_id)) is not None), None)
+
+    return picture

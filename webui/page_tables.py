@@ -11,20 +11,31 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass, field
 from typing import Any
 
 from scorer.cards import Card
 from scorer.game import Game
 from scorer.json_api import show_to_json
 from scorer.show import score_show
+from tablemode.seats import game_seat, layout_for, table_seat
+from tablemode.view import TableView, table_view
 from vision.table.cards import FrameCards
 from vision.table.roles import TableState
 from vision.table.smoothing import TableSmoother
-from tablemode.seats import game_seat, layout_for, table_seat
 from webui.tablejson import table_json
 
 #: Games whose smoothers are kept (the least recently used is forgotten beyond this).
 KEPT_GAMES = 16
+
+
+@dataclass
+class _GameSmoother:
+    players: int
+    deal: int
+    smoother: TableSmoother
+    #: The frame id each play event was noticed on (by smoother frame number), this deal.
+    event_frames: dict[int, str] = field(default_factory=dict)
 
 
 class PageTables:
@@ -33,29 +44,39 @@ class PageTables:
     def __init__(self, kept: int = KEPT_GAMES) -> None:
         self._kept = kept
         self._lock = threading.Lock()
-        self._smoothers: OrderedDict[str, tuple[int, int, TableSmoother]] = OrderedDict()
+        self._smoothers: OrderedDict[str, _GameSmoother] = OrderedDict()
 
     def update(
-        self, game_id: str, game: Game, seen: FrameCards, size: tuple[int, int]
-    ) -> dict[str, Any]:
-        """Add one frame of `game_id`; returns the smoothed table (`table_json`) plus `seats`
-        (each frame edge's game seat) and `shows`."""
+        self,
+        game_id: str,
+        game: Game,
+        seen: FrameCards,
+        size: tuple[int, int],
+        frame_id: str | None = None,
+    ) -> tuple[dict[str, Any], TableView]:
+        """Add one frame of `game_id` (kept as `frame_id`); returns the smoothed table
+        (`table_json`) plus `seats` (each frame edge's game seat) and `shows`, and the view
+        table mode follows."""
         players = game.settings.players
         deal = game.deal_state.number if game.deal_state else 0
         dealer = None if game.dealer is None else table_seat(players, game.dealer)
         with self._lock:
             kept = self._smoothers.pop(game_id, None)
-            if kept is None or kept[0] != players:
-                kept = (players, deal, TableSmoother(layout_for(players)))
-            elif kept[1] != deal:
-                kept[2].new_deal()
-                kept = (players, deal, kept[2])
+            if kept is None or kept.players != players:
+                kept = _GameSmoother(players, deal, TableSmoother(layout_for(players)))
+            elif kept.deal != deal:
+                kept.smoother.new_deal()
+                kept.deal, kept.event_frames = deal, {}
             self._smoothers[game_id] = kept
             while len(self._smoothers) > self._kept:
                 self._smoothers.popitem(last=False)
-            state = kept[2].update(seen, size, dealer=dealer).state
+            smoothed = kept.smoother.update(seen, size, dealer=dealer)
+            if frame_id is not None:
+                kept.event_frames.update({e.frame: frame_id for e in smoothed.events})
+            state, frames = smoothed.state, dict(kept.event_frames)
+            view = table_view(state, kept.smoother.events, players, frames.get, frame_id)
         seats = {edge: game_seat(players, edge) for edge in state.layout.seats}
-        return {**table_json(state), "seats": seats, "shows": shows(state, game)}
+        return {**table_json(state), "seats": seats, "shows": shows(state, game)}, view
 
 
 def shows(state: TableState, game: Game) -> list[dict[str, Any]]:

@@ -1,0 +1,133 @@
+"""Table mode through the API: the page's frames drive the game, sure readings are applied by
+themselves with an undo, unsure ones wait for the players' answer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+from flask.testing import FlaskClient
+from werkzeug.test import TestResponse
+
+from scorer.cards import parse_card
+from tablemode.view import CardReading, LaidCard, TableView
+from tests.tabletop import card_detections, table
+from tests.webui.fakes import TableDetector
+from webui import create_app
+from webui.table_mode import TableModes
+
+DEMO = Path(__file__).resolve().parents[2] / "webui" / "static" / "demo" / "table.jpg"
+
+
+def body(response: TestResponse) -> Any:
+    return response.json
+
+
+def reading(*choices: tuple[str, float]) -> CardReading:
+    return CardReading(tuple((parse_card(c), p) for c, p in choices))
+
+
+def modes(app: Flask) -> TableModes:
+    found: TableModes = app.extensions["cribcam.table_modes"]
+    return found
+
+
+def started(client: FlaskClient, **settings: Any) -> str:
+    """A two-player game with seat 0 dealing first."""
+    game_id: str = client.post("/api/games", json={"players": 2, **settings}).json["id"]  # type: ignore[index]
+    assert (
+        client.post(f"/api/games/{game_id}/actions", json={"kind": "dealer", "seat": 0}).status_code
+        == 200
+    )
+    return game_id
+
+
+def test_a_starter_turned_up_on_camera_deals_and_cuts_by_itself(db_path: Path) -> None:
+    client = create_app({"TESTING": True, "DATABASE": db_path,
+                         "PHOTO_READER": TableDetector(table([card_detections("7H", (640, 360))]))}
+                        ).test_client()  # fmt: skip
+    game_id = started(client)
+    answers = []
+    for _ in range(5):
+        response = client.post(f"/api/games/{game_id}/frame", data=DEMO.read_bytes(),
+                               content_type="image/jpeg")  # fmt: skip
+        assert response.status_code == 200, response.json
+        answers.append(body(response)["table_mode"])
+    applied = [a["last"] for a in answers if a["last"]]
+    assert applied and applied[0]["key"] == "deal 1 starter"
+    assert [a["kind"] for a in applied[0]["applied"]["actions"]] == [
+        "deal",
+        "discard",
+        "discard",
+        "starter",
+    ]
+    state = body(client.get(f"/api/games/{game_id}"))
+    assert state["phase"] == "play" and state["starter"] == "7H"
+    # Undo takes back the whole proposal (deal, discards and starter), and it is asked again.
+    undone = client.post(f"/api/games/{game_id}/table/undo", json={"key": "deal 1 starter"})
+    assert undone.status_code == 200, undone.json
+    assert (
+        body(undone)["phase"] == "deal"
+        and body(undone)["table_mode"]["question"]["key"] == "deal 1 starter"
+    )
+
+
+def test_an_unsure_card_waits_for_the_players_answer_and_a_correction_is_two_taps(
+    app: Flask, client: FlaskClient
+) -> None:
+    game_id = started(client)
+    starter = TableView(reading(("4H", 0.95)))
+    assert modes(app).follow(game_id, starter, lambda f: None)["last"]["key"] == "deal 1 starter"
+    laid = LaidCard(1, reading(("10S", 0.5), ("10C", 0.4)))
+    status = modes(app).follow(game_id, TableView(starter.starter, (laid,)), lambda f: None)
+    question = status["question"]
+    assert question["key"] == "deal 1 play 1" and not question["sure"]
+    assert [o["cards"] for o in question["options"]] == [["10S"], ["10C"]]
+    wrong_key = client.post(f"/api/games/{game_id}/table/answer", json={"key": "deal 9 play 1"})
+    assert wrong_key.status_code == 409
+    answered = client.post(f"/api/games/{game_id}/table/answer",
+                           json={"key": question["key"], "cards": ["10C"]})  # fmt: skip
+    assert answered.status_code == 200, answered.json
+    assert body(answered)["count_cards"] == ["10C"]
+
+
+def test_a_card_applied_by_itself_can_be_read_otherwise(app: Flask, client: FlaskClient) -> None:
+    game_id = started(client)
+    starter = reading(("4H", 0.95))
+    modes(app).follow(game_id, TableView(starter), lambda f: None)
+    laid = LaidCard(1, reading(("6D", 0.9), ("6H", 0.08)))
+    status = modes(app).follow(game_id, TableView(starter, (laid,)), lambda f: None)
+    assert status["last"]["key"] == "deal 1 play 1" and status["question"] is None
+    fixed = client.post(f"/api/games/{game_id}/table/undo",
+                        json={"key": "deal 1 play 1", "cards": ["6H"]})  # fmt: skip
+    assert fixed.status_code == 200, fixed.json
+    assert body(fixed)["count_cards"] == ["6H"] and body(fixed)["table_mode"]["last"] is None
+
+
+def test_a_question_waved_away_is_not_asked_again(app: Flask, client: FlaskClient) -> None:
+    game_id = started(client)
+    starter = reading(("4H", 0.95))
+    modes(app).follow(game_id, TableView(starter), lambda f: None)
+    laid = LaidCard(1, reading(("9C", 0.4), ("9S", 0.3)))
+    key = modes(app).follow(game_id, TableView(starter, (laid,)), lambda f: None)["question"]["key"]
+    dismissed = client.post(f"/api/games/{game_id}/table/dismiss", json={"key": key})
+    assert dismissed.status_code == 200 and body(dismissed)["question"] is None
+    bad = client.post(f"/api/games/{game_id}/table/answer", json={"key": key, "cards": "9C"})
+    assert bad.status_code == 400 and "list of cards" in body(bad)["error"]
+
+
+def test_a_muggins_show_is_applied_with_the_players_claim(app: Flask, client: FlaskClient) -> None:
+    game_id = started(client, muggins=True)
+    starter = reading(("5S", 0.95))
+    plays = [(1, "5H"), (0, "JD"), (1, "5C"), (0, "KH"), (1, "AD"), (0, "2C"), (1, "AH"), (0, "3D")]
+    view = TableView(starter, tuple(LaidCard(s, reading((c, 0.95))) for s, c in plays))
+    modes(app).follow(game_id, TableView(starter), lambda f: None)
+    status = modes(app).follow(game_id, view, lambda f: None)
+    question = status["question"]
+    assert question["kind"] == "show" and question["claim"] and question["seat"] == 1
+    answered = client.post(f"/api/games/{game_id}/table/answer",
+                           json={"key": question["key"], "claim": 8})  # fmt: skip
+    assert answered.status_code == 200, answered.json
+    shows = [e for e in body(answered)["events"] if e["kind"] == "hand"]
+    assert shows[-1]["claim"]["claimed"] == 8 and shows[-1]["claim"]["outcome"] == "short"

@@ -1,0 +1,69 @@
+"""Table mode's JSON API: what the camera applied by itself and what it asks, and the players'
+answers (see API.md, "Table mode")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify
+
+from scorer.cards import Card
+from webui.api import _published, store, uploads
+from webui.bodies import cards, check_fields, integer, json_object
+from webui.capture import CameraFeed
+from webui.errors import ApiError
+from webui.frames import held_picture
+from webui.table_mode import TableModes
+
+table_api = Blueprint("table_api", __name__, url_prefix="/api/games/<game_id>/table")
+
+
+def modes() -> TableModes:
+    the_modes: TableModes = current_app.extensions["cribcam.table_modes"]
+    return the_modes
+
+
+def _body(fields: set[str], what: str) -> tuple[str, list[Card] | None, dict[str, Any]]:
+    body = json_object()
+    check_fields(body, fields, what)
+    key = body.get("key")
+    if not isinstance(key, str) or not key:
+        raise ApiError(f"'key' must name the proposal (its \"key\"), not {key!r}")
+    chosen = None if body.get("cards") is None else cards(body["cards"], "cards")
+    return key, chosen, body
+
+
+@table_api.get("")
+def status(game_id: str) -> Response:
+    store().load(game_id)  # 404 for an unknown game
+    return jsonify(modes().status(game_id))
+
+
+@table_api.post("/answer")
+def answer(game_id: str) -> Response:
+    """`{"key": ..., "cards": [...], "claim": n}`: the open question answered."""
+    key, chosen, body = _body({"key", "cards", "claim"}, "an answer")
+    claim = integer(body, "claim", required=False)
+    stored = modes().answer(game_id, key, chosen, claim, _pictures())
+    return jsonify({**_published(stored), "table_mode": modes().status(game_id)})
+
+
+@table_api.post("/undo")
+def undo(game_id: str) -> Response:
+    """`{"key": ...}` takes back what the camera applied; with `"cards"`, reads it so instead."""
+    key, chosen, _ = _body({"key", "cards"}, "an undo")
+    stored = modes().undo(game_id, key, chosen)
+    return jsonify({**_published(stored), "table_mode": modes().status(game_id)})
+
+
+@table_api.post("/dismiss")
+def dismiss(game_id: str) -> Response:
+    """`{"key": ...}`: the open question is not a card; it is not asked again."""
+    key, _, _ = _body({"key"}, "a dismissal")
+    store().load(game_id)
+    return jsonify(modes().dismiss(game_id, key))
+
+
+def _pictures() -> Any:
+    feed: CameraFeed | None = current_app.extensions["cribcam.camera"]
+    return held_picture(uploads(), *([feed.memory] if feed is not None else []))

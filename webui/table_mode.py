@@ -1,0 +1,220 @@
+"""Table mode on the server: each game's `Follower`, fed by whichever camera reads its table
+(the page's frames or the server camera), with sure proposals applied to the store at once.
+
+Applying here rather than in the page means one camera is one writer: two open pages never
+apply a card twice. What the players see of it (`status`): the last proposal applied by itself,
+which they may undo or correct for a moment, and the open question, if any.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from scorer.cards import Card
+from scorer.errors import CribbageError
+from scorer.game import Game
+from tablemode.follow import Follower, Option, Proposal
+from tablemode.steps import Step
+from tablemode.view import TableView
+from webui.capture import CameraFeed
+from webui.errors import ApiError, refusal_at_table
+from webui.frames import THUMB_SIDE
+from webui.live import Broker
+from webui.store import GameStore, StoredGame
+
+#: Games whose followers are kept (the least recently used is forgotten beyond this).
+KEPT_GAMES = 16
+#: Sure proposals applied from one view at most: a whole deal (a guard against a loop).
+MAX_APPLIED = 32
+#: The picture kept with an action: the JPEG of a frame id, if it is still held.
+Pictures = Callable[[str | None], bytes | None]
+
+
+@dataclass
+class _Applied:
+    """A proposal applied by itself: undoing it takes back `steps` actions."""
+
+    proposal: Proposal
+    option: Option
+    revision: int
+    at: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.proposal.to_json(), "applied": self.option.to_json(),
+                "steps": len(self.option.steps), "revision": self.revision,
+                "at": round(self.at, 3)}  # fmt: skip
+
+
+@dataclass
+class _GameTable:
+    follower: Follower
+    view: TableView | None = None
+    question: Proposal | None = None
+    last: _Applied | None = None
+
+
+class TableModes:
+    """Every game's table mode; thread-safe (one lock: each call is short)."""
+
+    def __init__(self, store: GameStore, broker: Broker, kept: int = KEPT_GAMES) -> None:
+        self._store, self._broker, self._kept = store, broker, kept
+        self._lock = threading.Lock()
+        self._games: OrderedDict[str, _GameTable] = OrderedDict()
+
+    def follow(self, game_id: str, view: TableView, pictures: Pictures) -> dict[str, Any]:
+        """The table as the camera sees it now: apply what is sure, keep the question."""
+        with self._lock:
+            table = self._table(game_id)
+            table.view = view
+            self._advance(game_id, table, pictures)
+            return self._status(table)
+
+    def game(self, game_id: str) -> Game:
+        return self._store.load(game_id).game
+
+    def status(self, game_id: str) -> dict[str, Any]:
+        with self._lock:
+            return self._status(self._table(game_id))
+
+    def answer(
+        self, game_id: str, key: str, cards: Sequence[Card] | None, claim: int | None,
+        pictures: Pictures,
+    ) -> StoredGame:  # fmt: skip
+        """The players' answer to the open question `key`: its option reading `cards` (None:
+        the one proposed), with the player's claim where the game asks one."""
+        with self._lock:
+            table = self._table(game_id)
+            question = table.question
+            if question is None or question.key != key:
+                raise ApiError(f"{key!r} is not the open question: the table has moved on", 409)
+            option = _option(question, cards)
+            stored = self._apply(game_id, question, option, claim, pictures)
+            table.question, table.last = None, None
+            self._advance(game_id, table, pictures)
+            return stored
+
+    def undo(self, game_id: str, key: str, cards: Sequence[Card] | None = None) -> StoredGame:
+        """Take back the proposal `key` applied by itself; it is asked about from now on. With
+        `cards`, apply its option reading those instead (a correction: two taps)."""
+        with self._lock:
+            table = self._table(game_id)
+            last = table.last
+            if last is None or last.proposal.key != key:
+                raise ApiError(f"{key!r} is not the last step the camera applied", 409)
+            if self._store.revision(game_id) != last.revision:
+                raise ApiError("the game changed since: use Undo", 409)
+            option = None if cards is None else _option(last.proposal, cards)
+
+            def take_back(game: Game) -> None:
+                for _ in last.option.steps:
+                    game.undo()
+                if option is not None:
+                    for step in option.steps:
+                        step.apply(game)
+
+            stored = self._act(game_id, take_back, None)
+            table.follower.decline(key)
+            table.last = None
+            table.question = None if option is not None else last.proposal
+            return stored
+
+    def dismiss(self, game_id: str, key: str) -> dict[str, Any]:
+        """The open question is not a card (a misreading, a card moved by mistake)."""
+        with self._lock:
+            table = self._table(game_id)
+            if table.question is None or table.question.key != key:
+                raise ApiError(f"{key!r} is not the open question", 409)
+            table.follower.decline(key)
+            table.question = None
+            return self._status(table)
+
+    # -- internals -------------------------------------------------------------------------
+    def _table(self, game_id: str) -> _GameTable:
+        table = self._games.pop(game_id, None) or _GameTable(Follower())
+        self._games[game_id] = table
+        while len(self._games) > self._kept:
+            self._games.popitem(last=False)
+        return table
+
+    def _advance(self, game_id: str, table: _GameTable, pictures: Pictures) -> None:
+        if table.view is None:
+            return
+        for _ in range(MAX_APPLIED):
+            game = self._store.load(game_id).game
+            found = table.follower.proposals(game, table.view)
+            table.question = None
+            if not found:
+                return
+            proposal = found[0]
+            if not proposal.sure:
+                table.question = proposal
+                return
+            stored = self._apply(game_id, proposal, proposal.options[0], None, pictures)
+            table.last = _Applied(proposal, proposal.options[0], stored.revision, time.time())
+
+    def _apply(
+        self, game_id: str, proposal: Proposal, option: Option, claim: int | None,
+        pictures: Pictures,
+    ) -> StoredGame:  # fmt: skip
+        steps: list[Step] = list(option.steps)
+        if claim is not None:
+            if not steps or steps[-1].kind not in ("show", "play"):
+                raise ApiError(f"{proposal.key!r} takes no claim")
+            steps[-1] = replace(steps[-1], claim=claim)
+
+        def apply(game: Game) -> None:
+            for step in steps:
+                step.apply(game)
+
+        return self._act(game_id, apply, pictures(proposal.frame))
+
+    def _act(self, game_id: str, action: Callable[[Game], None], picture: bytes | None
+             ) -> StoredGame:  # fmt: skip
+        try:
+            _, stored = self._store.act(game_id, action, picture)
+        except CribbageError as error:
+            raise refusal_at_table(error, self._store.load(game_id).names) from None
+        self._broker.publish(game_id, stored.revision)
+        return stored
+
+    @staticmethod
+    def _status(table: _GameTable) -> dict[str, Any]:
+        return {
+            "question": None if table.question is None else table.question.to_json(),
+            "last": None if table.last is None else table.last.to_json(),
+        }
+
+
+def _option(proposal: Proposal, cards: Sequence[Card] | None) -> Option:
+    try:
+        return proposal.option(cards)
+    except KeyError as error:
+        raise ApiError(str(error.args[0])) from None
+    except IndexError:
+        raise ApiError(
+            f"{proposal.key!r} has no reading to apply: correct it by hand", 409
+        ) from None
+
+
+def table_hook(modes: TableModes) -> Callable[[CameraFeed, str, TableView], dict[str, Any]]:
+    """Table mode for the server camera: the game it follows, with the frames it keeps; after
+    a step the feed follows the game's new deal (its smoother forgets the last deal's plays)."""
+
+    def follow(feed: CameraFeed, game_id: str, view: TableView) -> dict[str, Any]:
+        def picture(frame_id: str | None) -> bytes | None:
+            if frame_id is None:
+                return feed.latest_jpeg(THUMB_SIDE)
+            return feed.memory.thumbnail(frame_id)
+
+        status = modes.follow(game_id, view, picture)
+        game = modes.game(game_id)
+        deal = game.deal_state.number if game.deal_state else 0
+        feed.attach(game_id, game.players, game.dealer, deal, switch=False)
+        return status
+
+    return follow
