@@ -13,8 +13,8 @@ from typing import Any
 
 from scorer.cards import Card, parse_card
 from scorer.game import Game, Phase
-from webui.capture import CameraFeed
 from tablemode.seats import game_seat, table_seat
+from webui.capture import CameraFeed
 from webui.store import StoredGame
 from webui.views import seen_cards
 

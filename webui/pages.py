@@ -51,6 +51,14 @@ def game(game_id: str) -> str:
     )
 
 
+@pages.get("/games/<game_id>/table")
+def table(game_id: str) -> str:
+    """Table mode: the camera follows the deal; the players only confirm."""
+    stored = store().load(game_id)
+    server_camera = current_app.extensions.get("cribcam.camera") is not None
+    return render_template("table.html", game_id=stored.id, server_camera=server_camera)
+
+
 @pages.route("/pair", methods=["GET", "POST"])
 def pair() -> str | Response:
     error = None

@@ -54,7 +54,7 @@ def test_play_from_the_page_and_a_second_page_follows(server: Server, tmp_path: 
         page = phone_page(browser, errors)
         page.goto(server.url + "/")
         page.fill("input[name=names]", "Ann, Bob")
-        page.click("button[type=submit]")
+        page.click("button[value=form]")
         page.wait_for_url("**/games/*")
         page.get_by_role("button", name="Bob deals").click()
         page.get_by_role("button", name="Dealt (hands stay hidden)").click()

@@ -148,7 +148,7 @@ def start_game(page: sync_api.Page, url: str, settings: Settings) -> Table:
     page.fill("input[name=names]", ", ".join(NAMES))
     if settings.muggins:
         page.check("input[name=muggins]")
-    page.click("button[type=submit]")
+    page.click("button[value=form]")
     page.wait_for_url("**/games/*")
     table = Table(page, settings)
     table.synced()
@@ -357,7 +357,7 @@ def test_choosing_five_card_sets_the_game_to_61(server: Server) -> None:
         page.select_option("select[name=variant]", "six-card")
         assert page.input_value("select[name=target]") == "121"
         page.select_option("select[name=variant]", "five-card")
-        page.click("button[type=submit]")
+        page.click("button[value=form]")
         page.wait_for_url("**/games/*")
         game_id = page.url.rstrip("/").rsplit("/", 1)[1]
         status, game = server.call("GET", f"/api/games/{game_id}")

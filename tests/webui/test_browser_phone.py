@@ -230,7 +230,7 @@ def test_a_two_deal_game_entered_by_tap(server: Server, tmp_path: Path, size: st
         page.select_option("select[name=target]", "61")
         page.fill("input[name=games_per_match]", "3")
         page.check("input[name=muggins]")
-        page.click("button[type=submit]")
+        page.click("button[value=form]")
         page.wait_for_url("**/games/*")
         play = Play(page, size, shots)
         game = play.game

@@ -76,6 +76,7 @@ class Camera {
     this.running = false;
     this.busy = false;
     this.latencies = [];  // the last frames' times from grabbing to the overlay drawn, ms
+    this.interval = FRAME_INTERVAL_MS;  // table mode reads more often
   }
   say(text) { this.status.textContent = text; }
   supported() {
@@ -123,7 +124,7 @@ class Camera {
     }
     this.running = true;
     this.say("Camera on.");
-    this.timer = setInterval(() => this.sendFrame(), FRAME_INTERVAL_MS);
+    this.timer = setInterval(() => this.sendFrame(), this.interval);
   }
   stop() {
     this.running = false;

@@ -21,7 +21,9 @@ document.getElementById("new-game").addEventListener("submit", async (event) => 
     document.getElementById("new-game-error").textContent = answer.error;
     return;
   }
-  location.href = `/games/${answer.id}`;
+  // table mode (the camera follows the deal) unless the player chose the form
+  const onForm = event.submitter && event.submitter.value === "form";
+  location.href = onForm ? `/games/${answer.id}` : `/games/${answer.id}/table`;
 });
 
 // Each variant has its standard length (five-card is a 61-point game); the player may still

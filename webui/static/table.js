@@ -1,0 +1,296 @@
+/* Table mode: the camera follows the deal and the players only confirm. The server reads each
+   frame, applies what it is sure of (offered here for a moment to undo or correct) and asks
+   about the rest; this page shows the table, the score and the count in large type, the one
+   open question with its likeliest answers as big buttons, and says each count aloud. */
+"use strict";
+const root = document.getElementById("table-mode");
+const GAME = root.dataset.game;
+const SERVER_CAMERA = root.dataset.serverCamera === "on";
+const $ = (id) => document.getElementById(id);
+const TABLE_FRAME_MS = 250;  // table mode reads often: a card laid shows within a second
+const UNDO_MS = 8000;  // how long a step the camera applied offers Undo and "Wrong card?"
+const CLAIM_MAX = 29;  // the most a hand can score
+let state = null;
+let mode = { question: null, last: null };
+let correcting = false;  // the "Wrong card?" choices are open
+let spokenShows = null;  // how many shows were already on the page (only new ones are spoken)
+let speaking = localStorage.getItem("cribcam-speak") === "on";
+
+/* Every tap on the page's controls, for the players' (and the tests') count of effort. */
+let taps = 0;
+document.addEventListener("click", (event) => {
+  if (event.target.closest("button, a")) root.dataset.taps = String(++taps);
+}, true);
+
+function seatName(seat) { return state.names[seat] || `Seat ${seat + 1}`; }
+function tableWords(text) {
+  return cardsInText(text).replace(/\bseat (\d)\b/g, (whole, n) =>
+    state && Number(n) < state.names.length ? seatName(Number(n)) : whole);
+}
+function sides() {
+  if (state.settings.players !== 4) return state.names.map((name, seat) => ({ name, seats: [seat] }));
+  return [0, 1].map((s) => ({ name: `${state.names[s]} & ${state.names[s + 2]}`, seats: [s, s + 2] }));
+}
+
+function showError(text) { $("error").textContent = tableWords(text); }
+
+async function api(method, path, body) {
+  showError("");
+  let response;
+  try {
+    response = await fetch(path, { method, headers: { "Content-Type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (error) {
+    showError(`The server cannot be reached: ${error}`);
+    return null;
+  }
+  const answer = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
+  if (!response.ok) { showError(answer.error || `HTTP ${response.status}`); return null; }
+  return answer;
+}
+
+/* An answer that changed the game carries the new state and table mode's status. */
+async function post(path, body) {
+  const answer = await api("POST", path, body);
+  if (!answer) return;
+  if (answer.table_mode) mode = answer.table_mode;
+  else if ("question" in answer) mode = answer;
+  correcting = false;
+  if (answer.phase) render(answer);
+  else renderPrompt();
+}
+
+// -- the picture ---------------------------------------------------------------------------
+function followCamera(answer) {
+  if (answer.table_mode) {
+    const before = JSON.stringify(mode);
+    mode = answer.table_mode;
+    if (JSON.stringify(mode) !== before) renderPrompt();
+  }
+}
+
+function startBrowserCamera() {
+  const camera = new Camera(GAME, $("camera-video"), $("overlay"), $("camera-status"),
+    (answer) => followCamera(answer), () => { $("camera-start").hidden = false; });
+  camera.interval = TABLE_FRAME_MS;
+  camera.onStop = () => { $("camera-start").hidden = false; };
+  $("camera-start").addEventListener("click", async () => {
+    $("camera-start").hidden = true;
+    await camera.start();
+  });
+  camera.available().then((has) => {
+    if (has) { $("camera-start").hidden = true; camera.start(); }
+    else $("camera-status").textContent = "No camera found on this device: start one, or play on the form.";
+  });
+}
+
+function showServerCamera(view) {
+  const status = $("camera-status");
+  if (!view.enabled) { status.textContent = view.detail; return; }
+  if (view.table_mode) followCamera(view);
+  status.textContent = view.watching === false
+    ? "The server camera follows another game: reload to follow this one."
+    : `Server camera: ${view.state}. ${view.detail || ""}`;
+  if (view.frame) {
+    const img = $("server-img");
+    img.hidden = false;
+    const cards = view.table ? overlayCards(view.table.cards) : [];
+    img.onload = () => drawBoxes($("overlay"), view.frame.size[0], view.frame.size[1], cards);
+    img.src = `/api/camera/frame.jpg?r=${view.revision}`;
+  }
+}
+
+// -- the score and the count ---------------------------------------------------------------
+function render(next) {
+  state = next;
+  const shows = state.shows.length;
+  if (spokenShows !== null && shows > spokenShows && speaking) speakShow(state.shows[0]);
+  spokenShows = shows;
+  renderScores();
+  renderNow();
+  renderPrompt();
+}
+
+function renderScores() {
+  const turn = state.turn;
+  $("scoreline").replaceChildren(...sides().map((side, i) => el("div", {
+    class: "side" + (side.seats.includes(turn) ? " turn" : ""), "data-side": String(i) },
+    el("span", { class: "name" }, side.name + (side.seats.includes(state.dealer) ? " · crib" : "")),
+    el("b", { class: "points" }, String(state.scores[i])))));
+}
+
+function dealEvents() { return state.events.filter((e) => e.deal === state.deal); }
+
+function renderNow() {
+  $("count").textContent = String(state.count);
+  const phase = state.phase;
+  let turn = "";
+  if (state.turn !== null) turn = `${seatName(state.turn)} to play`;
+  else if (phase === "show" && state.next_show) turn = `${seatName(state.next_show.seat)}'s ${state.next_show.what} to count`;
+  else if (phase === "deal" || phase === "discard" || phase === "starter") turn = state.dealer === null ? "" : `${seatName(state.dealer)} deals`;
+  $("turn").textContent = turn;
+  const last = dealEvents().filter((e) => e.kind !== "hand" && e.kind !== "crib").at(-1);
+  $("last").textContent = last ? lastLine(last) : "";
+}
+
+function lastLine(event) {
+  const who = event.seat === null ? "" : seatName(event.seat);
+  const cards = event.cards.map(cardLabel).join(" ");
+  const what = event.kind === "play" ? cards : `${event.kind} ${cards}`.trim();
+  const items = event.items.length ? ` · ${cardsInText(event.items.join(", "))}` : "";
+  return `${who} ${what}${event.points ? ` +${event.points}` : ""}${items}`;
+}
+
+// -- the prompt: one thing at a time --------------------------------------------------------
+function renderPrompt() {
+  if (!state) return;
+  const box = $("prompt");
+  box.replaceChildren();
+  if (state.outcome) return box.append(gameOver());
+  if (mode.question) return box.append(question(mode.question));
+  const last = mode.last;
+  if (last && last.revision === state.revision && Date.now() - last.at * 1000 < UNDO_MS) {
+    box.append(applied(last));
+    setTimeout(renderPrompt, UNDO_MS);  // the offer goes away by itself
+    return;
+  }
+  if (state.phase === "cut for deal") return box.append(chooseDealer());
+  const show = state.shows[0];
+  if (show && show.deal === state.deal) box.append(showCard(show));
+  box.append(el("p", { class: "hint" }, hint()));
+}
+
+function hint() {
+  switch (state.phase) {
+    case "deal": case "discard": case "starter":
+      return "Deal, lay the crib aside face down, and turn the starter face up on the pack.";
+    case "play": return "Lay each card in your row, in front of you.";
+    case "show": return state.next_show && state.next_show.what === "crib"
+      ? `${seatName(state.dealer)}: turn the crib face up beside you.` : "Counting the hands…";
+    default: return "";
+  }
+}
+
+function bigButton(label, onclick, cls = "") {
+  return el("button", { type: "button", class: `big ${cls}`.trim(), onclick }, label);
+}
+
+function cardsLabel(cards) {
+  const span = el("span", { class: "cards" });
+  for (const card of cards) span.append(cardChip(card));
+  return span;
+}
+
+function question(q) {
+  const node = el("div", { class: "question", "data-key": q.key });
+  node.append(el("p", { class: "ask" }, tableWords(q.text) + (q.claim ? "" : "?")));
+  if (q.doubt) node.append(el("p", { class: "doubt" }, tableWords(q.doubt)));
+  const key = q.key;
+  if (q.claim) {
+    node.append(el("p", { class: "ask-claim" }, `${seatName(q.seat)}: how many do you count?`));
+    const pad = el("div", { class: "pad" });
+    for (let n = 0; n <= CLAIM_MAX; n++) {
+      pad.append(bigButton(String(n), () => post(`/api/games/${GAME}/table/answer`, { key, claim: n }), "pad-key"));
+    }
+    node.append(pad);
+    return node;
+  }
+  const options = el("div", { class: "options" });
+  for (const option of q.options) {
+    options.append(bigButton(cardsLabel(option.cards),
+      () => post(`/api/games/${GAME}/table/answer`, { key, cards: option.cards }), "primary"));
+  }
+  if (!q.options.length) node.append(el("p", {}, "Enter it on the ", el("a", { href: `/games/${GAME}` }, "form"), "."));
+  options.append(bigButton("Not a card", () => post(`/api/games/${GAME}/table/dismiss`, { key })));
+  node.append(options);
+  return node;
+}
+
+function applied(last) {
+  const node = el("div", { class: "applied", "data-key": last.key });
+  node.append(el("p", { class: "done" }, "✓ " + tableWords(last.text)));
+  const row = el("div", { class: "options" });
+  const undo = () => post(`/api/games/${GAME}/table/undo`, { key: last.key });
+  row.append(bigButton("Undo", undo));
+  const others = last.options.filter((o) => o.cards.join() !== last.applied.cards.join());
+  if (last.kind === "play" || last.kind === "starter" || last.kind === "crib") {
+    row.append(bigButton("Wrong card?", () => { correcting = true; renderPrompt(); }));
+  }
+  node.append(row);
+  if (correcting) {
+    const fixes = el("div", { class: "options" });
+    for (const option of others) {
+      fixes.append(bigButton(cardsLabel(option.cards),
+        () => post(`/api/games/${GAME}/table/undo`, { key: last.key, cards: option.cards }), "primary"));
+    }
+    fixes.append(el("a", { href: `/games/${GAME}` }, "another card: the form"));
+    node.append(fixes);
+  }
+  const show = state.shows[0];
+  if (show && show.deal === state.deal && last.kind === "crib") node.append(showCard(show));
+  return node;
+}
+
+function chooseDealer() {
+  const node = el("div", { class: "question" }, el("p", { class: "ask" }, "Who deals first?"));
+  const options = el("div", { class: "options" });
+  state.names.forEach((name, seat) => options.append(bigButton(name,
+    () => post(`/api/games/${GAME}/actions`, { kind: "dealer", seat }), "primary")));
+  node.append(options);
+  return node;
+}
+
+function showCard(show) {
+  const whose = `${seatName(show.seat)}'s ${show.what}`;
+  return el("div", { class: "show", "data-what": show.what, "data-total": String(show.total) },
+    el("p", { class: "show-title" }, whose, " ", cardsLabel(show.hand), " + ", cardChip(show.starter)),
+    el("p", { class: "show-total" }, el("b", {}, String(show.total)),
+      show.spoken ? ` “${show.spoken}”` : " nineteen (nothing)"),
+    el("ul", { class: "items" }, ...show.items.map((i) => el("li", {}, `${i.name} ${cardsInText(i.cards.join(" "))} · ${i.points}`))));
+}
+
+function gameOver() {
+  const [winner] = sides().filter((_, i) => i === state.outcome.winner);
+  return el("div", { class: "question" },
+    el("p", { class: "ask" }, `${winner.name} wins ${state.scores.join("–")}`),
+    el("p", {}, el("a", { href: "/" }, "All games"), " · ", el("a", { href: `/games/${GAME}` }, "the whole game")));
+}
+
+// -- the voice -----------------------------------------------------------------------------
+function speakShow(show) {
+  if (!("speechSynthesis" in window)) return;
+  const words = `${seatName(show.seat)}'s ${show.what}: ${show.spoken || "nineteen"}`;
+  speechSynthesis.speak(new SpeechSynthesisUtterance(words));
+}
+function renderSpeak() {
+  $("speak").setAttribute("aria-pressed", String(speaking));
+  $("speak").textContent = speaking ? "Voice on" : "Voice off";
+}
+$("speak").addEventListener("click", () => {
+  speaking = !speaking;
+  localStorage.setItem("cribcam-speak", speaking ? "on" : "off");
+  renderSpeak();
+});
+
+function connect() {
+  const source = new EventSource(`/api/games/${GAME}/events`);
+  source.addEventListener("open", () => $("live").classList.add("on"));
+  source.addEventListener("state", (event) => { $("live").classList.add("on"); render(JSON.parse(event.data)); });
+  source.addEventListener("camera", (event) => showServerCamera(JSON.parse(event.data)));
+  source.addEventListener("error", () => $("live").classList.remove("on"));
+}
+
+(async () => {
+  renderSpeak();
+  const first = await api("GET", `/api/games/${GAME}`);
+  if (first) render(first);
+  const status = await api("GET", `/api/games/${GAME}/table`);
+  if (status) { mode = status; renderPrompt(); }
+  if (SERVER_CAMERA) {
+    $("camera-start").hidden = true;
+    $("camera-video").hidden = true;
+    const view = await api("POST", `/api/games/${GAME}/camera`);
+    if (view) showServerCamera(view);
+  } else startBrowserCamera();
+  connect();
+})();
