@@ -82,11 +82,12 @@ class _Table:
         start = FRAME / 2 - step * (n - 1) / 2
         return [(start + i * step, cy, facing) for i in range(n)]
 
-    def pack_with_starter(self, starter: str) -> None:
-        """A face-down pack in the middle with the starter turned on top of it."""
+    def pack_with_starter(self, starter: str, beside: tuple[float, float] = (0.0, 0.0)) -> None:
+        """A face-down pack in the middle with the starter turned on top of it, or `beside` it
+        by that many pixels."""
         for i in range(4):
             self.put("AS", (FRAME / 2 - i * 0.5, FRAME / 2 - i * 0.7), 0.05, face_up=False)
-        self.put(starter, (FRAME / 2 - 3, FRAME / 2 - 5), 0.12)
+        self.put(starter, (FRAME / 2 - 3 + beside[0], FRAME / 2 - 5 + beside[1]), 0.12)
 
 
 def _render(
@@ -220,6 +221,34 @@ def show_clip(
     light = _lighting(seed)
     roles = {parse_card(c): Role("hand", seat) for seat, codes in hands.items() for c in codes}
     roles |= {parse_card(c): Role("crib", dealer) for c in crib}
+    roles[parse_card(starter)] = Role("starter")
+    shots = tuple(_through_camera(rendered, light, rng, camera) for _ in range(frames))
+    return Clip(shots, roles=roles)
+
+
+def still_clip(
+    deck: Deck,
+    rows: Mapping[Seat, Sequence[str]],
+    starter: str,
+    *,
+    beside: tuple[float, float] = (0.0, 0.0),
+    seed: int = 0,
+    frames: int = 45,
+    camera: CameraConfig = CameraConfig(shake_px=3.0, shake_deg=0.5),
+) -> Clip:
+    """One table that does not change, filmed by a hand-held camera: each seat's play row
+    (`rows`) and the starter on the pack, or `beside` it by that many pixels (x, y). Nothing
+    is laid, and no card changes its role."""
+    rng = np.random.default_rng([seed, 4])
+    table = _Table(deck, camera.glyph)
+    table.pack_with_starter(starter, beside)
+    for seat, codes in rows.items():
+        for code, (x, y, angle) in zip(codes, table.row_spots(seat, 4, PLAY_ROW, 0.5),
+                                       strict=False):  # fmt: skip
+            table.put(code, (x, y), angle)
+    rendered = _render(deck, table.placements, seed, camera.glyph)
+    light = _lighting(seed)
+    roles = {parse_card(c): Role("play", seat) for seat, codes in rows.items() for c in codes}
     roles[parse_card(starter)] = Role("starter")
     shots = tuple(_through_camera(rendered, light, rng, camera) for _ in range(frames))
     return Clip(shots, roles=roles)

@@ -245,6 +245,67 @@ def assign_roles(
     )
 
 
+def with_roles(
+    state: TableState, roles: Mapping[Card, Role], frame_size: tuple[int, int]
+) -> TableState:
+    """`state` with each card of `roles` moved to that role (a smoother keeps a card's role
+    until the card moves; one frame's grouping must not re-zone it). Roles of cards not in
+    `state` are ignored; an undecided group keeps its reason for the cards left in it, and a
+    second starter is undecided."""
+    seen = _every_card(state)
+    now = state.roles()
+    moved = {c: r for c, r in roles.items() if c in seen and r.kind != "undecided" and now[c] != r}
+    if not moved:
+        return state
+    width, height = frame_size
+    target = now | moved
+
+    def placed(kind: RoleKind, seat: Seat | None = None) -> list[SeenCard]:
+        return [seen[c] for c, r in target.items() if r.kind == kind and r.seat == seat]
+
+    seats = {
+        seat: SeatCards(
+            _ordered(placed("hand", seat), seat, width, height),
+            _ordered(placed("play", seat), seat, width, height),
+        )
+        for seat in state.layout.seats
+    }
+    undecided = [
+        Undecided(kept, u.reason)
+        for u in state.undecided
+        if (kept := tuple(c for c in u.cards if c.card not in moved))
+    ]
+    starters = sorted(placed("starter"), key=lambda c: c is not state.starter)
+    if len(starters) > 1:
+        reason = f"{len(starters)} lone cards in the centre"
+        undecided.extend(Undecided((c,), reason) for c in starters[1:])
+    crib_seats = [r.seat for r in target.values() if r.kind == "crib"]
+    crib_seat = max(crib_seats, key=crib_seats.count) if crib_seats else None
+    crib = placed("crib", crib_seat) if crib_seat is not None else []
+    undecided.extend(
+        Undecided((seen[c],), f"crib of seat {r.seat} and of seat {crib_seat}")
+        for c, r in target.items()
+        if r.kind == "crib" and r.seat != crib_seat
+    )
+    return TableState(
+        state.layout,
+        seats,
+        starters[0] if starters else None,
+        _ordered(crib),
+        crib_seat,
+        tuple(undecided),
+        state.conflicts,
+    )
+
+
+def _every_card(state: TableState) -> dict[Card, SeenCard]:
+    cards = [c for seat in state.seats.values() for c in (*seat.hand, *seat.play)]
+    cards += [*state.crib, *(c for u in state.undecided for c in u.cards)]
+    if state.starter is not None:
+        cards.append(state.starter)
+    return {c.card: c for c in cards}
+
+
 def _along(seat: Seat, u: float, v: float) -> float:
     """How far from the centre towards the seat's edge: 0 at the centre line, 1 at the edge."""
     return {"bottom": v, "top": -v, "left": -u, "right": u}[seat]

@@ -10,7 +10,13 @@ shakes. `TableSmoother` keeps one *track* per spot on the table and
 - follows camera shake by estimating each frame's global shift from cards matched by identity;
 - emits a `PlayEvent` ("seat S laid card C") once per card and deal, when a card with a stable
   identity has sat in a seat's play row for ``play_confirm`` frames, in the order the cards
-  reached the rows.
+  reached the rows;
+- keeps each card's role until the card moves (TABLE-MODE.md): one frame's grouping or a shaking
+  camera must not re-zone it. A card already on the table when the smoother starts (first seen
+  in its first ``settle_frames`` frames) or when `new_deal` is called is no play until it moves.
+
+A card *moves* when its centre leaves a spot by more than ``move_radius`` index sizes, the
+spot following the camera's estimated shift (a hand-held camera drifts; the table does not).
 
 Sightings are matched to tracks by identity first (a deck holds each card once, so the same
 identity is the same card even when it jumps because a corner got covered), then by position.
@@ -29,7 +35,16 @@ import numpy.typing as npt
 from scorer.cards import Card
 from vision.detection.detections import Detections, class_of_card
 from vision.table.cards import Conflict, FrameCards, SeenCard, top_choices
-from vision.table.roles import DEFAULT_ZONES, RoleZones, Seat, TableLayout, TableState, assign_roles
+from vision.table.roles import (
+    DEFAULT_ZONES,
+    Role,
+    RoleZones,
+    Seat,
+    TableLayout,
+    TableState,
+    assign_roles,
+    with_roles,
+)
 
 
 @dataclass(frozen=True)
@@ -56,8 +71,14 @@ class SmoothingConfig:
     #: ...while the card was seen whole within this many frames. Longer, that corner is
     #: covered (a pegging row overlaps), and an index lying on it is the covering card's.
     whole_memory: int = 5
-    #: A sighting of a track's identity this close to it is a plain update, not a move.
+    #: A sighting of a track's identity this close to it is a plain update, not a move; a card
+    #: keeps its role, and a card already on the table stays no play, until it moves farther.
     move_radius: float = 2.0
+    #: Cards first seen in this many frames from the start were on the table before it.
+    settle_frames: int = 2
+    #: A card's centre guessed from one corner is off by up to this (its first whole sighting
+    #: corrects it; no move).
+    guess_error: float = 3.0
     #: Weight of the newest position in the running average.
     position_weight: float = 0.5
     play_confirm: int = 2
@@ -107,6 +128,12 @@ class _Track:
     glyph_offsets: list[tuple[float, float]] = field(default_factory=list)
     #: Frames since the card was last seen by two corners.
     since_whole: int = 0
+    seen_whole: bool = False
+    #: The role it keeps until it moves from `role_spot`; None while undecided.
+    role: Role | None = None
+    role_spot: tuple[float, float] | None = None
+    #: Where it lay when the deal started (or the smoother did): no play unless it moves.
+    settled: tuple[float, float] | None = None
 
     def observe(self, seen: SeenCard, shift: tuple[float, float]) -> None:
         g = seen.glyph_size
@@ -115,7 +142,13 @@ class _Track:
         if math.dist(centre, expected) > self.config.match_radius * g:
             centre = seen.centre  # the card moved: trust the sighting
         jump = math.dist(centre, expected) > self.config.match_radius * g
-        w = 1.0 if jump else self.config.position_weight
+        # The first whole sighting corrects a centre guessed from one corner: not a move.
+        first_whole = seen.indices_seen >= 2 and not self.seen_whole
+        self.seen_whole |= seen.indices_seen >= 2
+        correction = (centre[0] - expected[0], centre[1] - expected[1])
+        if not first_whole or math.hypot(*correction) > self.config.guess_error * g:
+            correction = (0.0, 0.0)
+        w = 1.0 if jump or first_whole else self.config.position_weight
         self.since_whole += 1
         if seen.indices_seen == 2:
             glyphs = seen.detections.centres.tolist()
@@ -126,6 +159,7 @@ class _Track:
             (1 - w) * expected[1] + w * centre[1],
         )
         self.seen, self.offset, self.misses = seen, (0.0, 0.0), 0
+        self._follow((shift[0] + correction[0], shift[1] + correction[1]))
         self._hit(True)
         self.votes.append(seen.card)
         self.chances.append(seen.distribution)
@@ -156,6 +190,34 @@ class _Track:
         self.misses += 1
         self.since_whole += 1
         self._hit(False)
+        self._follow(shift)
+
+    def _follow(self, shift: tuple[float, float]) -> None:
+        """Move the spots the card is measured from with the camera."""
+        if self.role_spot is not None:
+            self.role_spot = (self.role_spot[0] + shift[0], self.role_spot[1] + shift[1])
+        if self.settled is not None:
+            self.settled = (self.settled[0] + shift[0], self.settled[1] + shift[1])
+        if self.settled is not None and self.moved_from(self.settled):
+            self.settled = None
+
+    def moved_from(self, spot: tuple[float, float]) -> bool:
+        return math.dist(self.centre, spot) > self.config.move_radius * self.seen.glyph_size
+
+    def settle(self) -> None:
+        """The card lies here as the deal starts: not a play unless it moves."""
+        self.settled = self.centre
+
+    def keep_role(self, now: Role) -> Role:
+        """The role to show, given this frame's `now`: the role kept until the card moves,
+        except that a completed crib is taken at once (its first cards seen were a lone
+        group); an undecided card takes the first role decided."""
+        kept = self.role
+        moved = self.role_spot is not None and self.moved_from(self.role_spot)
+        if kept is None or moved or (now.kind == "crib" and now != kept):
+            kept = None if now.kind == "undecided" else now
+            self.role, self.role_spot = kept, None if kept is None else self.centre
+        return kept or now
 
     def _hit(self, hit: bool) -> None:
         self.hits.append(hit)
@@ -234,11 +296,13 @@ class TableSmoother:
         return tuple(self._laid)
 
     def new_deal(self) -> None:
-        """Forget the cards laid so far: the next deal may lay the same cards again."""
+        """Forget the cards laid so far: the next deal may lay the same cards again. The cards
+        on the table now are no plays of the new deal unless they move."""
         self._laid.clear()
         self._emitted.clear()
         for track in self._tracks:
             track.play_seat, track.play_streak = None, 0
+            track.settle()
 
     def update(
         self,
@@ -251,14 +315,17 @@ class TableSmoother:
         self._frame += 1
         shift = self._match(list(frame.cards))
         self._tracks = [t for t in self._tracks if not t.expired]
-        cards, conflicts = self._accepted_cards()
+        tracks, conflicts = self._accepted_tracks()
         state = assign_roles(
-            FrameCards(tuple(cards), frame.conflicts + tuple(conflicts)),
+            FrameCards(tuple(t.as_seen() for t in tracks), frame.conflicts + tuple(conflicts)),
             self.layout,
             frame_size,
             dealer=dealer,
             zones=self.zones,
         )
+        now = state.roles()
+        kept = {t.identity: t.keep_role(now[t.identity]) for t in tracks if t.identity}
+        state = with_roles(state, kept, frame_size)
         return SmoothedFrame(self._frame, state, self._play_events(state, timestamp), shift)
 
     def _match(self, sightings: list[SeenCard]) -> tuple[float, float]:
@@ -334,20 +401,22 @@ class TableSmoother:
             if id(s) not in used:
                 track = _Track(self._frame, s, s.centre, self.config)
                 track.observe(s, (0.0, 0.0))
+                if self._frame < self.config.settle_frames:
+                    track.settle()
                 self._tracks.append(track)
         return shift
 
-    def _accepted_cards(self) -> tuple[list[SeenCard], list[Conflict]]:
-        """One card per identity among accepted tracks; extra spots with it are conflicts."""
+    def _accepted_tracks(self) -> tuple[list[_Track], list[Conflict]]:
+        """One track per identity among the accepted; extra spots with it are conflicts."""
         holders: dict[Card, list[_Track]] = {}
         for track in self._tracks:
             if track.accepted and track.identity is not None:
                 holders.setdefault(track.identity, []).append(track)
-        cards: list[SeenCard] = []
+        kept: list[_Track] = []
         conflicts: list[Conflict] = []
         for card, tracks in holders.items():
             tracks.sort(key=lambda t: -sum(1 for c in t.votes if c == card))
-            cards.append(tracks[0].as_seen())
+            kept.append(tracks[0])
             if len(tracks) > 1:
                 seen = [t.as_seen() for t in tracks]
                 conflicts.append(
@@ -358,7 +427,7 @@ class TableSmoother:
                         f"{card} tracked at {len(tracks)} spots",
                     )
                 )
-        return cards, conflicts
+        return kept, conflicts
 
     def _play_events(self, state: TableState, timestamp: float | None) -> tuple[PlayEvent, ...]:
         rows = {
@@ -370,7 +439,7 @@ class TableSmoother:
         last = self.layout.seats.index(self._laid[-1].seat) if self._laid else -1
         n = len(self.layout.seats)
         for track in self._tracks:
-            if not track.stable or track.identity is None:
+            if not track.stable or track.identity is None or track.settled is not None:
                 continue
             place = rows.get(track.identity)
             if place is None:

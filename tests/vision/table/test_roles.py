@@ -9,7 +9,7 @@ from tests.tabletop import card_detections, row_detections, table
 from vision.detection.detections import Detections
 from vision.errors import InvalidLayoutError
 from vision.table.cards import cards_from_detections
-from vision.table.roles import Role, TableLayout, assign_roles
+from vision.table.roles import Role, TableLayout, assign_roles, with_roles
 
 SIZE = (1280, 720)
 
@@ -137,3 +137,26 @@ def test_conflicts_pass_through() -> None:
     state = assign_roles(cards_from_detections(d), TableLayout(["bottom", "top"]), SIZE)
     assert [c.card for c in state.conflicts] == [parse_card("QH")]
     assert state.roles() == {}
+
+
+def test_with_roles_moves_cards_and_keeps_the_rest_as_they_were() -> None:
+    d = table([
+        card_detections("KC", (640, 360)),
+        card_detections("QD", (700, 370)),  # two cards in the centre: undecided
+        row(PLAY, "bottom", "5H 6H"),
+    ])  # fmt: skip
+    two = TableLayout(["bottom", "top"])
+    state = assign_roles(cards_from_detections(d), two, SIZE)
+    assert {str(c.card) for u in state.undecided for c in u.cards} == {"KC", "QD"}
+    kept = with_roles(state, {parse_card("KC"): Role("starter")}, SIZE)
+    assert kept.starter is not None and str(kept.starter.card) == "KC"
+    assert [str(c.card) for u in kept.undecided for c in u.cards] == ["QD"]
+    assert kept.undecided[0].reason == state.undecided[0].reason
+    assert [str(c.card) for c in kept.seats["bottom"].play] == ["5H", "6H"]
+    both = with_roles(kept, {parse_card("QD"): Role("starter")}, SIZE)
+    assert both.starter is kept.starter  # a second starter is undecided
+    assert [str(c.card) for u in both.undecided for c in u.cards] == ["QD"]
+    moved = with_roles(state, {parse_card("6H"): Role("play", "top")}, SIZE)
+    assert [str(c.card) for c in moved.seats["top"].play] == ["6H"]
+    assert [str(c.card) for c in moved.seats["bottom"].play] == ["5H"]
+    assert with_roles(state, {parse_card("5H"): Role("undecided")}, SIZE) is state

@@ -69,8 +69,15 @@ def test_card_kept_through_a_gap_is_not_in_this_frame() -> None:
     assert [c.in_frame for c in back] == [True, True]
 
 
+def start_empty(smoother: TableSmoother) -> None:
+    """The camera starts on an empty table: what comes next is laid, not found there."""
+    for _ in range(SmoothingConfig().settle_frames):
+        feed(smoother, Detections.empty())
+
+
 def test_identity_flip_is_decided_by_vote() -> None:
     smoother = TableSmoother(TWO)
+    start_empty(smoother)
     six = table([play_row("bottom", ["6H"])])
     nine = Detections(six.boxes, six.scores, [class_of_card(parse_card("9H"))] * len(six))
     events = []
@@ -83,11 +90,58 @@ def test_identity_flip_is_decided_by_vote() -> None:
 
 def test_new_deal_lets_a_card_be_laid_again() -> None:
     smoother = TableSmoother(TWO)
+    start_empty(smoother)
     row = table([play_row("top", ["5D"])])
     events = [e for _ in range(5) for e in feed(smoother, row).events]
     smoother.new_deal()
+    cleared = SmoothingConfig().remove_after + 1
+    events += [e for _ in range(cleared) for e in feed(smoother, Detections.empty()).events]
     events += [e for _ in range(5) for e in feed(smoother, row).events]
     assert [str(e) for e in events] == ["top laid 5D", "top laid 5D"]
+
+
+def test_cards_on_the_table_when_the_camera_starts_are_no_plays() -> None:
+    smoother = TableSmoother(TWO)
+    row = table([play_row("bottom", ["5H", "6H"]), card_detections("KC", (640, 360))])
+    rng = np.random.default_rng(0)
+    events = [e for _ in range(30) for e in feed(smoother, noisy(row, rng, (0.0, 0.0))).events]
+    assert events == []
+    later = table([row, play_row("top", ["9S"])])
+    events = [e for _ in range(6) for e in feed(smoother, later).events]
+    assert [str(e) for e in events] == ["top laid 9S"]
+
+
+def test_a_card_lying_when_a_deal_starts_is_laid_only_once_it_moves() -> None:
+    smoother = TableSmoother(TWO)
+    start_empty(smoother)
+    starter = card_detections("KC", (640, 360))
+    row = table([play_row("top", ["5D"]), starter, play_row("bottom", ["AS"])])
+    laid = {str(e) for _ in range(5) for e in feed(smoother, row).events}
+    assert laid == {"top laid 5D", "bottom laid AS"}
+    smoother.new_deal()
+    drift = [(3.0 * i, -2.0 * i) for i in range(12)]  # a hand-held camera drifts: no move
+    events = [e for dx, dy in drift for e in feed(smoother, row.shifted(dx, dy)).events]
+    assert events == []
+    elsewhere = table([starter, play_row("bottom", ["AS", "5D"])]).shifted(*drift[-1])
+    events += [e for _ in range(5) for e in feed(smoother, elsewhere).events]
+    assert [str(e) for e in events] == ["bottom laid 5D"]
+
+
+def test_a_card_keeps_its_role_until_it_moves() -> None:
+    """A card on the centre's edge, read a pixel or two apart, is the starter in one frame and
+    the bottom seat's play row in the next: the role first decided stays."""
+    smoother = TableSmoother(TWO)
+    edge = 360 + 0.2 * 360  # the centre's radius, towards the bottom seat
+    rng = np.random.default_rng(3)
+    roles = set()
+    for i in range(30):
+        wobble = table([card_detections("KC", (640, edge + (-3 if i % 2 else 3)))])
+        roles.add(str(feed(smoother, noisy(wobble, rng, (0.0, 0.0))).state.roles().get(KC)))
+    assert len(roles - {"None"}) == 1
+    moved = table([card_detections("KC", (640, 490))])  # moved into the bottom play zone
+    for _ in range(3):
+        state = feed(smoother, moved).state
+    assert str(state.roles()[KC]) == "play:bottom"
 
 
 def test_an_index_on_a_long_covered_corner_is_a_new_card_not_a_misread() -> None:
@@ -123,7 +177,8 @@ PLAYS = [
     ("top", "AD"),
     ("bottom", "2S"),
 ]
-ON_TABLE = {parse_card(c) for _, c in PLAYS} | {parse_card("KC")}
+KC = parse_card("KC")
+ON_TABLE = {parse_card(c) for _, c in PLAYS} | {KC}
 STRANGERS = [c for c in DECK if c not in ON_TABLE]
 
 
@@ -206,6 +261,7 @@ def test_a_track_reports_its_sightings_mean_choices_and_the_play_carries_them() 
     smoother = TableSmoother(TWO)
     row = play_row("bottom", ["5H"])
     sure, doubtful = chances(row, {"5H": 0.8, "5D": 0.1}), chances(row, {"5H": 0.6, "5D": 0.3})
+    start_empty(smoother)
     events = []
     for d in (sure, doubtful, sure, doubtful):
         update = feed(smoother, d)
