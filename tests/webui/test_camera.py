@@ -355,3 +355,27 @@ def _card(text: str) -> Any:
     from scorer.cards import parse_card
 
     return parse_card(text)
+
+
+def test_table_mode_follows_the_server_camera_and_keeps_each_frame(
+    cam: FlaskClient, reader: Reader
+) -> None:
+    game_id = _game(cam)
+    assert (
+        cam.post(f"/api/games/{game_id}/actions", json={"kind": "dealer", "seat": 0}).status_code
+        == 200
+    )
+    assert cam.post(f"/api/games/{game_id}/camera").status_code == 200  # the feed follows it
+    reader.table = [("7H", (360.0, 250.0))]
+    feed = feed_of(cam)
+    wait_for(feed, lambda: view_of(cam, f"/api/games/{game_id}")["starter"] == "7H")
+    assert view_of(cam, f"/api/games/{game_id}")["phase"] == "play"
+    reader.table = [("7H", (360.0, 250.0)), ("5H", PLAY_TOP)]  # seat 1 (top) leads
+    wait_for(feed, lambda: view_of(cam, f"/api/games/{game_id}")["count_cards"] == ["5H"])
+    status = wait_for(feed, lambda: (s := feed.snapshot()["table_mode"]) and s["last"] and s)
+    assert status["last"]["key"] == "deal 1 play 1" and status["question"] is None
+    store = cam.application.extensions["cribcam.store"]
+    log = view_of(cam, f"/api/games/{game_id}")["log"]
+    kinds = [a["kind"] for a in log]
+    assert kinds == ["dealer", "deal", "discard", "discard", "starter", "play"]
+    assert store.pictures(game_id) == {kinds.index("starter"), kinds.index("play")}
