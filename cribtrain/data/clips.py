@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import cv2
@@ -48,6 +49,28 @@ class CameraConfig:
     noise: float = 3.0
     jpeg_quality: int = 80
     blur: float = 0.6
+    #: How far the room's light drifts over a whole-deal clip (0.15: ±15 % brightness).
+    light_drift: float = 0.15
+
+
+#: The default camera (a module-level value so that other modules can use it as a default).
+DEFAULT_CAMERA = CameraConfig()
+
+#: Each seat's card angle: a card upright as that player sees it.
+FACING: dict[Seat, float] = {"bottom": 0.0, "left": math.pi / 2, "top": math.pi,
+                             "right": -math.pi / 2}  # fmt: skip
+
+
+def towards(seat: Seat) -> tuple[float, float]:
+    """The unit step from the table's centre towards the seat's edge."""
+    angle = FACING[seat]
+    return round(-math.sin(angle), 9), round(math.cos(angle), 9)
+
+
+def rightwards(seat: Seat) -> tuple[float, float]:
+    """The unit step to the seat's player's right."""
+    angle = FACING[seat]
+    return round(math.cos(angle), 9), round(math.sin(angle), 9)
 
 
 class _Table:
@@ -73,20 +96,26 @@ class _Table:
             self.put(code, (x, y), angle)
 
     def row_spots(
-        self, seat: Seat, n: int, centre: float, spacing: float
+        self, seat: Seat, n: int, centre: float, spacing: float, lateral: float = 0.0
     ) -> list[tuple[float, float, float]]:
-        facing = {"bottom": 0.0, "top": math.pi}[seat]  # the two seats this module lays out
-        along = math.cos(facing)
-        cy = FRAME / 2 + along * centre
-        step = spacing * self.width * along
-        start = FRAME / 2 - step * (n - 1) / 2
-        return [(start + i * step, cy, facing) for i in range(n)]
+        """`n` spots (x, y, angle) left to right as `seat` sees them, `spacing` card widths
+        apart, `centre` from the table's centre towards the seat and `lateral` to its right."""
+        (tx, ty), (rx, ry) = towards(seat), rightwards(seat)
+        mid = (FRAME / 2 + tx * centre + rx * lateral, FRAME / 2 + ty * centre + ry * lateral)
+        step = spacing * self.width
+        first = -step * (n - 1) / 2
+        return [(mid[0] + rx * (first + i * step), mid[1] + ry * (first + i * step),
+                 FACING[seat]) for i in range(n)]  # fmt: skip
+
+    def pack(self) -> None:
+        """The face-down pack in the middle."""
+        for i in range(4):
+            self.put("AS", (FRAME / 2 - i * 0.5, FRAME / 2 - i * 0.7), 0.05, face_up=False)
 
     def pack_with_starter(self, starter: str, beside: tuple[float, float] = (0.0, 0.0)) -> None:
         """A face-down pack in the middle with the starter turned on top of it, or `beside` it
         by that many pixels."""
-        for i in range(4):
-            self.put("AS", (FRAME / 2 - i * 0.5, FRAME / 2 - i * 0.7), 0.05, face_up=False)
+        self.pack()
         self.put(starter, (FRAME / 2 - 3 + beside[0], FRAME / 2 - 5 + beside[1]), 0.12)
 
 
@@ -110,18 +139,24 @@ def _lighting(seed: int) -> npt.NDArray[np.float32]:
 
 
 def _hand(frame: npt.NDArray[np.float32], rng: np.random.Generator, reach: tuple[float, float],
-          from_bottom: bool) -> None:  # fmt: skip
+          seat: Seat) -> None:  # fmt: skip
     """A hand reaching in from a seat's edge with its fingertips at `reach`: palm, fingers, arm."""
     mask: npt.NDArray[Any] = np.zeros((FRAME, FRAME), np.float32)
-    sign = 1 if from_bottom else -1
-    tip_x, tip_y = reach
-    palm = (int(tip_x), int(tip_y + sign * 70))
-    cv2.ellipse(mask, palm, (48, 58), rng.uniform(-20, 20), 0, 360, 1.0, -1)
+    (tx, ty), (ax, ay) = towards(seat), (abs(v) for v in rightwards(seat))
+
+    def at(along: float, across: float) -> tuple[int, int]:
+        """The point `along` towards the seat and `across` its axis from the fingertips."""
+        return int(reach[0] + tx * along + ax * across), int(reach[1] + ty * along + ay * across)
+
+    palm = at(70, 0)
+    turn = 0 if seat in ("bottom", "top") else 90
+    cv2.ellipse(mask, palm, (48, 58), turn + rng.uniform(-20, 20), 0, 360, 1.0, -1)
     for k in range(4):
-        x = int(tip_x - 30 + 20 * k + rng.normal(0, 3))
-        cv2.line(mask, (x, int(tip_y + sign * 10)), (x, palm[1]), 1.0, 16)
-    arm_end = FRAME + 80 if from_bottom else -80
-    cv2.line(mask, palm, (int(tip_x + rng.normal(0, 20)), arm_end), 1.0, 90)
+        across = -30 + 20 * k + rng.normal(0, 3)
+        cv2.line(mask, at(10, across), at(70, across), 1.0, 16)
+    x, y = reach
+    to_edge = {"bottom": FRAME - y, "top": y, "left": x, "right": FRAME - x}[seat]
+    cv2.line(mask, palm, at(to_edge + 80, rng.normal(0, 20)), 1.0, 90)  # the arm, off the edge
     mask = cv2.GaussianBlur(mask, (0, 0), 2.0)[..., None]
     skin = np.array([140, 172, 224], np.float32) * rng.uniform(0.7, 1.1)  # BGR
     shade = 0.85 + 0.15 * np.clip(cv2.GaussianBlur(mask[..., 0], (0, 0), 12), 0, 1)[..., None]
@@ -131,10 +166,11 @@ def _hand(frame: npt.NDArray[np.float32], rng: np.random.Generator, reach: tuple
 
 def _through_camera(
     table: npt.NDArray[np.float32], light: npt.NDArray[np.float32], rng: np.random.Generator,
-    camera: CameraConfig, hand: tuple[tuple[float, float], bool] | None = None,
+    camera: CameraConfig, hand: tuple[tuple[float, float], Seat] | None = None, gain: float = 1.0,
 ) -> Image:  # fmt: skip
-    """One frame: the table as this frame's shaken, noisy camera sees it."""
-    frame: npt.NDArray[Any] = table * light
+    """One frame: the table as this frame's shaken, noisy camera sees it, the room's light at
+    `gain`."""
+    frame: npt.NDArray[Any] = table * (light * gain)
     if hand is not None:
         _hand(frame, rng, *hand)
     angle = rng.uniform(-camera.shake_deg, camera.shake_deg)
@@ -147,6 +183,16 @@ def _through_camera(
     ok, encoded = cv2.imencode(".jpg", pixels, [cv2.IMWRITE_JPEG_QUALITY, camera.jpeg_quality])
     assert ok, "OpenCV could not encode a JPEG"
     return np.asarray(cv2.imdecode(encoded, cv2.IMREAD_COLOR), np.uint8)
+
+
+def withdrawing(
+    spot: tuple[float, float, float], seat: Seat, k: int, rng: np.random.Generator
+) -> tuple[float, float]:
+    """Where the fingertips are `k` frames after laying a card at `spot`: on their way back to
+    the seat's edge."""
+    (tx, ty), (ax, ay) = towards(seat), (abs(v) for v in rightwards(seat))
+    jitter = rng.normal(0, 10)
+    return (spot[0] + ax * jitter + tx * 50 * (k + 1), spot[1] + ay * jitter + ty * 50 * (k + 1))
 
 
 #: Row distances from the centre, in pixels (the play rows sit between the pack and the hands).
@@ -184,9 +230,8 @@ def play_clip(
             hand = None
             if step and k < 2:  # the hand that just laid a card is still withdrawing
                 seat = plays[step - 1][0]
-                x, y, _ = table.row_spots(seat, 4, PLAY_ROW, 0.5)[len(laid[seat]) - 1]
-                reach = (x + rng.normal(0, 10), y + (50 if seat == "bottom" else -50) * (k + 1))
-                hand = (reach, seat == "bottom")
+                spot = table.row_spots(seat, 4, PLAY_ROW, 0.5)[len(laid[seat]) - 1]
+                hand = (withdrawing(spot, seat, k, rng), seat)
             frames.append(_through_camera(rendered, light, rng, camera, hand))
         if step < len(plays):
             seat, code = plays[step]
@@ -252,3 +297,15 @@ def still_clip(
     roles[parse_card(starter)] = Role("starter")
     shots = tuple(_through_camera(rendered, light, rng, camera) for _ in range(frames))
     return Clip(shots, roles=roles)
+
+
+def write_y4m(frames: Sequence[Image] | Clip, path: Path, fps: int = 2) -> None:
+    """The frames (BGR; or a clip's) as a YUV4MPEG2 file, the format Chromium's fake camera
+    plays (looping)."""
+    shots = frames.frames if isinstance(frames, Clip) else frames
+    height, width = shots[0].shape[:2]
+    with path.open("wb") as out:
+        out.write(f"YUV4MPEG2 W{width} H{height} F{fps}:1 Ip A1:1 C420jpeg\n".encode())
+        for frame in shots:
+            out.write(b"FRAME\n")
+            out.write(np.ascontiguousarray(cv2.cvtColor(frame, cv2.COLOR_BGR2YUV_I420)).tobytes())

@@ -9,13 +9,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import cv2
-import numpy as np
 import pytest
 from playwright import sync_api
 from playwright.sync_api import Page
 
-from cribtrain.data.clips import Clip, show_clip
+from cribtrain.data.clips import show_clip, write_y4m
 from cribtrain.data.synth import load_decks
 from scorer.cards import parse_cards
 from scorer.show import score_show
@@ -28,16 +26,6 @@ pytestmark = pytest.mark.slow  # a real browser: left out of the fast loop
 HELD_OUT = FIXTURES / "deck-dondorf"
 HANDS = {"bottom": ["5H", "5C", "JD", "4S"], "top": ["7C", "8D", "9H", "KS"]}
 CRIB, STARTER = ["2C", "3D", "QH", "6S"], "5D"
-
-
-def write_y4m(clip: Clip, path: Path, fps: int = 2) -> None:
-    """The frames as a YUV4MPEG2 file, the format Chromium's fake camera plays (looping)."""
-    height, width = clip.frames[0].shape[:2]
-    with path.open("wb") as out:
-        out.write(f"YUV4MPEG2 W{width} H{height} F{fps}:1 Ip A1:1 C420jpeg\n".encode())
-        for frame in clip.frames:
-            out.write(b"FRAME\n")
-            out.write(np.ascontiguousarray(cv2.cvtColor(frame, cv2.COLOR_BGR2YUV_I420)).tobytes())
 
 
 @contextmanager
@@ -62,7 +50,7 @@ def camera_page(server: Server, game_id: str, video: Path) -> Iterator[tuple[Pag
 def test_fake_camera_shows_the_right_cards_and_show_scores(server: Server, tmp_path: Path) -> None:
     deck = load_decks([HELD_OUT])[0]
     video = tmp_path / "table.y4m"
-    write_y4m(show_clip(deck, HANDS, CRIB, STARTER, dealer="bottom", seed=3), video)
+    write_y4m(show_clip(deck, HANDS, CRIB, STARTER, dealer="bottom", seed=3).frames, video)
     status, created = server.call("POST", "/api/games", {"players": 2, "first_dealer": 0,
                                                           "names": ["Ann", "Bob"]})  # fmt: skip
     assert status == 201
