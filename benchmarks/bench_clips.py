@@ -7,6 +7,12 @@ otherwise) plays ``--seeds`` two-player clips of eight cards and shows ``--seeds
 hands, crib, starter). Printed per deck: clips whose events came out complete, in order and
 once; events right (in the longest common order); show layouts with every card in its role;
 cards in the right role; and the median time per frame.
+
+Then ``--seeds`` whole deals each of 2 and 3 players (`deal_clip`: pack, starter, the play,
+show, crib, clear; random hands, dealer and light): deals whose play events came out complete
+and in order; events right; the median frames from a card's first frame to its event; deals
+whose table at the show (the last frame before the clear) has every card in its role; the
+starter and crib cards in theirs; and the median time per frame.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from cribtrain.data.clips import Clip, play_clip, show_clip
+from cribtrain.data.deal_clips import DealClip, DealScript, deal_clip
 from cribtrain.data.synth import Deck, load_decks
 from scorer.cards import DECK
 from vision.reading import CardReader
@@ -34,18 +41,22 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "fixtures" / "deck-dondorf"
 
 
-def run(clip: Clip, reader: CardReader, dealer: Seat | None, times: list[float]
+def run(clip: Clip | DealClip, reader: CardReader, dealer: Seat | None, times: list[float],
+        seats: tuple[Seat, ...] = ("bottom", "top"), until: int | None = None,
         ) -> tuple[TableState, list[PlayEvent]]:  # fmt: skip
-    smoother = TableSmoother(TableLayout(["bottom", "top"]))
+    """The smoothed table on the last frame before `until` (None: the clip's last), and every
+    play event of the clip."""
+    smoother = TableSmoother(TableLayout(seats))
     events: list[PlayEvent] = []
     state = None
-    for frame in clip.frames:
+    for number, frame in enumerate(clip.frames):
         start = time.perf_counter()
         seen = reader.cards(frame)
         smoothed = smoother.update(seen, (frame.shape[1], frame.shape[0]), dealer=dealer)
         times.append(time.perf_counter() - start)
         events.extend(smoothed.events)
-        state = smoothed.state
+        if until is None or number < until:
+            state = smoothed.state
     assert state is not None
     return state, events
 
@@ -88,6 +99,54 @@ def bench_deck(deck: Deck, reader: CardReader, seeds: int) -> dict[str, float | 
     }
 
 
+SEATINGS: dict[int, tuple[Seat, ...]] = {2: ("bottom", "top"), 3: ("bottom", "left", "right")}
+
+
+def random_deal(players: int, rng: np.random.Generator) -> DealScript:
+    """A deal of random cards: four kept by each player, the crib, the starter; random dealer."""
+    cards = [DECK[i] for i in rng.permutation(52)[: 4 * players + 5]]
+    seats = SEATINGS[players]
+    hands = {seat: tuple(cards[4 * i : 4 * i + 4]) for i, seat in enumerate(seats)}
+    crib = tuple(cards[4 * players : 4 * players + 4])
+    return DealScript(seats, int(rng.integers(players)), hands, crib, cards[-1])
+
+
+def bench_deals(deck: Deck, reader: CardReader, seeds: int, players: int) -> dict[str, object]:
+    times: list[float] = []
+    latencies: list[int] = []
+    perfect = right_events = all_events = shows = key_right = key_all = goes = 0
+    for seed in range(seeds):
+        script = random_deal(players, np.random.default_rng([seed, players, 11]))
+        clip = deal_clip(deck, script, seed=seed)
+        clear = clip.marks[-1].frame
+        dealer = script.dealer_seat
+        state, events = run(clip, reader, dealer, times, script.seats, until=clear)
+        got = [(e.seat, e.card) for e in events]
+        perfect += got == list(clip.plays)
+        matcher = difflib.SequenceMatcher(None, got, list(clip.plays), autojunk=False)
+        right_events += sum(block.size for block in matcher.get_matching_blocks())
+        all_events += len(clip.plays)
+        goes += len(script.goes)
+        laid_at = {m.cards[0]: m.frame for m in clip.marks if m.kind == "play"}
+        latencies += [e.frame - laid_at[e.card] for e in events if e.card in laid_at]
+        roles = state.roles()
+        shows += roles == clip.roles
+        key = [script.starter, *script.crib]
+        key_right += sum(1 for card in key if roles.get(card) == clip.roles[card])
+        key_all += len(key)
+    return {
+        "deck": deck.name,
+        "players": players,
+        "deals perfect": f"{perfect}/{seeds}",
+        "events right": f"{right_events}/{all_events}",
+        "goes in the deals": goes,
+        "median frames to event": statistics.median(latencies) if latencies else None,
+        "shows perfect": f"{shows}/{seeds}",
+        "starter and crib right": f"{key_right}/{key_all}",
+        "ms per frame": round(statistics.median(times) * 1000, 1),
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=5, help="clips of each kind per deck (5)")
@@ -101,7 +160,10 @@ def main() -> int:
         folders = [FIXTURE]
     reader = CardReader(args.models)
     for folder in folders:
-        print(json.dumps(bench_deck(load_decks([folder])[0], reader, args.seeds)), flush=True)
+        deck = load_decks([folder])[0]
+        print(json.dumps(bench_deck(deck, reader, args.seeds)), flush=True)
+        for players in SEATINGS:
+            print(json.dumps(bench_deals(deck, reader, args.seeds, players)), flush=True)
     return 0
 
 
