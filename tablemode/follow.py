@@ -14,14 +14,15 @@ proposed again. The follower is one game's memory; it is not thread-safe (its ow
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from scorer.cards import Card
+from scorer.errors import CribbageError
 from scorer.game import Game, Phase
 from tablemode.config import DEFAULT_TABLE_MODE, TableModeConfig
-from tablemode.steps import Step, legal
+from tablemode.steps import Step, copy_of, legal
 from tablemode.view import CardReading, TableView
 
 ProposalKind = Literal["starter", "play", "show", "crib"]
@@ -131,7 +132,9 @@ class Follower:
             done = set() if game.phase is Phase.DEAL or deal is None else set(deal.discards)
             before += [Step("discard", s) for s in range(game.players) if s not in done]
         number = game.deals_played + (1 if game.phase is Phase.DEAL else 0)
-        options = self._options(game, view.starter, before, lambda c: [Step("starter", None, (c,))])
+        options = self._options(
+            game, view.starter, lambda c: [*before, Step("starter", None, (c,))]
+        )
         return self._proposal(
             f"deal {number} starter", "starter", None, "starter {card}", options, view.starter
         )
@@ -144,41 +147,20 @@ class Follower:
         if laid >= len(view.plays):
             return None
         nxt = view.plays[laid]
-        goes = self._goes_before(game, nxt.seat)
         seat, doubt = nxt.seat, ""
-        if goes is None and game.turn is not None:  # that seat cannot be next: the turn's card
-            seat, goes = game.turn, []
+        options = self._options(game, nxt.reading, lambda c: steps_to_play(game, seat, c))
+        if not options and game.turn is not None and game.turn != nxt.seat:
+            seat = game.turn  # the card cannot be that seat's: read it as the turn's
+            options = self._options(game, nxt.reading, lambda c: steps_to_play(game, seat, c))
             doubt = f"seat {nxt.seat} is not next: it is seat {seat}'s turn"
-        if goes is None:
-            return None
-        options = self._options(game, nxt.reading, goes, lambda c: [Step("play", seat, (c,))])
+        goes = options[0].steps[:-1] if options else ()
         said = "".join(f"seat {s.seat} said go, " for s in goes)
-        proposal = self._proposal(
-            f"deal {deal.number} play {laid + 1}",
-            "play",
-            seat,
-            said + f"seat {seat} played {{card}}",
-            options,
-            nxt.reading,
-        )
+        text = said + f"seat {seat} played {{card}}"
+        key = f"deal {deal.number} play {laid + 1}"
+        proposal = self._proposal(key, "play", seat, text, options, nxt.reading)
         if proposal is not None and doubt:
             proposal = replace(proposal, sure=False, doubt=doubt)
         return proposal
-
-    def _goes_before(self, game: Game, seat: int) -> list[Step] | None:
-        """The go's that let `seat` lay the next card (none when it is its turn); None when the
-        seats skipped could not all say go."""
-        turn = game.turn
-        if turn is None:
-            return None
-        goes: list[Step] = []
-        current = turn
-        for _ in range(game.players):
-            if current == seat:
-                return goes if legal(game, goes) else None
-            goes.append(Step("go", current))
-            current = (current + 1) % game.players
-        return None
 
     # -- the show ----------------------------------------------------------------------------
     def _show(self, game: Game, view: TableView) -> Proposal | None:
@@ -293,17 +275,17 @@ class Follower:
 
     # -- the prior ---------------------------------------------------------------------------
     def _options(
-        self, game: Game, reading: CardReading, before: list[Step], steps: Any
+        self, game: Game, reading: CardReading, steps: Callable[[Card], Sequence[Step] | None]
     ) -> list[Option]:
         """The reading's choices that are possible this deal, likeliest first: not a card
-        already placed, and `before` + `steps(card)` legal for the engine."""
+        already placed, and `steps(card)` (None: no way) legal for the engine."""
         placed = set(placed_this_deal(game))
         options: list[Option] = []
         for card, chance in reading.choices[: self.config.choices_tried]:
             if card in placed:
                 continue
-            sequence = [*before, *steps(card)]
-            if legal(game, sequence):
+            sequence = steps(card)
+            if sequence is not None and legal(game, sequence):
                 options.append(Option((card,), chance, tuple(sequence)))
             if len(options) >= self.config.choices_offered:
                 break
@@ -363,3 +345,23 @@ def placed_this_deal(game: Game) -> Iterable[Card]:
         placed += [card for cards in deal.pegging.played for card in cards]
     placed += deal.counted
     return placed
+
+
+def steps_to_play(game: Game, seat: int, card: Card) -> tuple[Step, ...] | None:
+    """The steps that have `seat` lay `card` next: the go's of the seats before it (all round,
+    when the card does not fit the count) and the play; None when the engine takes none."""
+    trial = copy_of(game)
+    goes: list[Step] = []
+    play = Step("play", seat, (card,))
+    for _ in range(2 * game.players + 1):
+        turn = trial.turn
+        if turn is None:
+            return None
+        if turn == seat and legal(trial, [play]):
+            return (*goes, play)
+        try:
+            trial.go(turn)
+        except CribbageError:
+            return None
+        goes.append(Step("go", turn))
+    return None

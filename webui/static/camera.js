@@ -6,8 +6,12 @@
 const FRAME_INTERVAL_MS = 700;  // at most ~1.4 frames a second: a 2-core laptop detects
 const DEMO_PHOTO = "/static/demo/table.jpg";
 
+/* The label drawn by a card's box: its role when the table is smoothed, else the reader's
+   confidence. */
+const boxLabel = (det) => (det.role ? `${det.card} ${det.role}` : `${det.card} ${Math.round(det.confidence * 100)}%`);
+
 /* Boxes in picture pixels, on a canvas laid over a picture `width` × `height`. */
-function drawBoxes(canvas, width, height, cards) {
+function drawBoxes(canvas, width, height, cards, label = boxLabel) {
   canvas.width = width;
   canvas.height = height;
   const ctx = canvas.getContext("2d");
@@ -20,8 +24,7 @@ function drawBoxes(canvas, width, height, cards) {
     ctx.strokeStyle = colour;
     ctx.strokeRect(x1, y1, x2 - x1, y2 - y1);
     ctx.fillStyle = colour;
-    const label = det.role ? `${det.card} ${det.role}` : `${det.card} ${Math.round(det.confidence * 100)}%`;
-    ctx.fillText(label, x1, Math.max(y1 - 4, 14));
+    ctx.fillText(label(det), x1, Math.max(y1 - 4, 14));
   }
 }
 
@@ -77,6 +80,7 @@ class Camera {
     this.busy = false;
     this.latencies = [];  // the last frames' times from grabbing to the overlay drawn, ms
     this.interval = FRAME_INTERVAL_MS;  // table mode reads more often
+    this.label = boxLabel;
   }
   say(text) { this.status.textContent = text; }
   supported() {
@@ -151,7 +155,7 @@ class Camera {
         return;
       }
       const cards = answer.table ? answer.table.cards : answer.cards || [];
-      drawBoxes(this.overlay, this.video.videoWidth, this.video.videoHeight, overlayCards(cards));
+      drawBoxes(this.overlay, this.video.videoWidth, this.video.videoHeight, overlayCards(cards), this.label);
       const ms = Math.round(performance.now() - grabbed);
       this.latencies.push(ms);
       if (this.latencies.length > 50) this.latencies.shift();

@@ -13,7 +13,7 @@ const CLAIM_MAX = 29;  // the most a hand can score
 let state = null;
 let mode = { question: null, last: null };
 let correcting = false;  // the "Wrong card?" choices are open
-let spokenShows = null;  // how many shows were already on the page (only new ones are spoken)
+let spoken = null;  // the shows already on the page (only new ones are spoken)
 let speaking = localStorage.getItem("cribcam-speak") === "on";
 
 /* Every tap on the page's controls, for the players' (and the tests') count of effort. */
@@ -73,6 +73,7 @@ function startBrowserCamera() {
   const camera = new Camera(GAME, $("camera-video"), $("overlay"), $("camera-status"),
     (answer) => followCamera(answer), () => { $("camera-start").hidden = false; });
   camera.interval = TABLE_FRAME_MS;
+  camera.label = (det) => cardLabel(det.card);  // the players know where their cards lie
   camera.onStop = () => { $("camera-start").hidden = false; };
   $("camera-start").addEventListener("click", async () => {
     $("camera-start").hidden = true;
@@ -95,17 +96,21 @@ function showServerCamera(view) {
     const img = $("server-img");
     img.hidden = false;
     const cards = view.table ? overlayCards(view.table.cards) : [];
-    img.onload = () => drawBoxes($("overlay"), view.frame.size[0], view.frame.size[1], cards);
+    img.onload = () => drawBoxes($("overlay"), view.frame.size[0], view.frame.size[1], cards,
+      (det) => cardLabel(det.card));
     img.src = `/api/camera/frame.jpg?r=${view.revision}`;
   }
 }
 
 // -- the score and the count ---------------------------------------------------------------
+const showKey = (show) => `${show.deal} ${show.what} ${show.seat}`;
+/* This deal's shows in counting order (the state lists the newest deal first). */
+
 function render(next) {
   state = next;
-  const shows = state.shows.length;
-  if (spokenShows !== null && shows > spokenShows && speaking) speakShow(state.shows[0]);
-  spokenShows = shows;
+  const fresh = state.shows.filter((s) => spoken !== null && !spoken.has(showKey(s)));
+  if (speaking) for (const show of fresh) speakShow(show);
+  spoken = new Set(state.shows.map(showKey));
   renderScores();
   renderNow();
   renderPrompt();
@@ -134,11 +139,11 @@ function renderNow() {
 }
 
 function lastLine(event) {
-  const who = event.seat === null ? "" : seatName(event.seat);
-  const cards = event.cards.map(cardLabel).join(" ");
-  const what = event.kind === "play" ? cards : `${event.kind} ${cards}`.trim();
-  const items = event.items.length ? ` · ${cardsInText(event.items.join(", "))}` : "";
-  return `${who} ${what}${event.points ? ` +${event.points}` : ""}${items}`;
+  const who = event.seat === null ? "" : `${seatName(event.seat)}: `;
+  const points = event.points ? ` +${event.points}` : "";
+  if (event.kind !== "play") return `${who}${event.kind} ${event.cards.map(cardLabel).join(" ")}${points}`;
+  const items = event.items.length ? ` (${cardsInText(event.items.join(", "))})` : "";
+  return `${who}${event.cards.map(cardLabel).join(" ")}${points}${items}`;
 }
 
 // -- the prompt: one thing at a time --------------------------------------------------------
@@ -155,8 +160,8 @@ function renderPrompt() {
     return;
   }
   if (state.phase === "cut for deal") return box.append(chooseDealer());
-  const show = state.shows[0];
-  if (show && show.deal === state.deal) box.append(showCard(show));
+  const shows = lastDealShows();
+  if (shows.length) box.append(showCard(shows.at(-1)), dealSummary(shows));
   box.append(el("p", { class: "hint" }, hint()));
 }
 
@@ -226,8 +231,8 @@ function applied(last) {
     fixes.append(el("a", { href: `/games/${GAME}` }, "another card: the form"));
     node.append(fixes);
   }
-  const show = state.shows[0];
-  if (show && show.deal === state.deal && last.kind === "crib") node.append(showCard(show));
+  const shows = lastDealShows();
+  if (shows.length && last.kind === "crib") node.append(showCard(shows.at(-1)), dealSummary(shows));
   return node;
 }
 
@@ -247,6 +252,17 @@ function showCard(show) {
     el("p", { class: "show-total" }, el("b", {}, String(show.total)),
       show.spoken ? ` “${show.spoken}”` : " nineteen (nothing)"),
     el("ul", { class: "items" }, ...show.items.map((i) => el("li", {}, `${i.name} ${cardsInText(i.cards.join(" "))} · ${i.points}`))));
+}
+
+/* The shows of the deal in play, or of the one just ended until the next starter. */
+function lastDealShows() {
+  const newest = state.shows.length ? state.shows[0].deal : null;
+  const ended = state.phase === "deal" && newest === state.deal;
+  return newest !== null && (newest === state.deal || ended) ? state.shows.filter((s) => s.deal === newest) : [];
+}
+
+function dealSummary(shows) {
+  return el("p", { class: "summary" }, shows.map((s) => `${seatName(s.seat)}'s ${s.what} ${s.total}`).join(" · "));
 }
 
 function gameOver() {

@@ -1,0 +1,93 @@
+"""Table mode on whole-deal videos: taps per deal, per-event accuracy with and without the deal
+prior, and the time from a card laid to the page showing it.
+
+Run from the repository root: ``python benchmarks/bench_table_mode.py [--seeds N] [--art DIR]``.
+Each held-out deck (rendered under ``--art`` by ``cribcam cardart``; the committed small Dondorf
+otherwise) deals ``--seeds`` random deals of 2 and of 3 players (`deal_clip`), followed frame
+by frame by the shipped reader, the smoother and table mode, a player answering each question
+(`cribtrain.measure.table_mode`). Printed per deck and player count: deals whose scores match
+the deal entered by hand; taps per deal (mean, max) and a game to 121 at that rate; events
+(starter, each play, each crib card) right by the reader's first choice and with the deal prior;
+the questions asked; frames and seconds from a card's first frame to its step (the page posts a
+frame every `PAGE_INTERVAL` s, or as fast as frames are read when slower), and ms per frame.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.bench_clips import FIXTURE, random_deal
+from cribtrain.data.cardart import held_out
+from cribtrain.data.deal_clips import deal_clip
+from cribtrain.data.synth import Deck, load_decks
+from cribtrain.measure.table_mode import by_hand, follow_clip
+from vision.reading import CardReader
+
+#: The page's frame interval in table mode (webui/static/table.js TABLE_FRAME_MS).
+PAGE_INTERVAL = 0.25
+#: Deals in a two-player game to 121 (about 9: each deal scores some 26-28 points all told).
+DEALS_PER_GAME = 9
+
+
+def bench(deck: Deck, reader: CardReader, seeds: int, players: int) -> dict[str, object]:
+    right_scores = events = first = prior = 0
+    taps: list[int] = []
+    frames: list[int] = []
+    times: list[float] = []
+    questions: list[str] = []
+    for seed in range(seeds):
+        script = random_deal(players, np.random.default_rng([seed, players, 11]))
+        clip = deal_clip(deck, script, seed=seed)
+        followed = follow_clip(clip, reader)
+        right_scores += followed.game.scores == by_hand(script).scores
+        taps.append(followed.taps)
+        events += followed.events
+        first += followed.first_choice_right
+        prior += followed.prior_right
+        frames += followed.frames_to_step
+        times += followed.seconds_per_frame
+        questions += followed.questions
+    per_frame = statistics.median(times)
+    period = max(PAGE_INTERVAL, per_frame)
+    seconds = [f * period + per_frame for f in frames]
+    return {
+        "deck": deck.name,
+        "players": players,
+        "scores right": f"{right_scores}/{seeds}",
+        "taps per deal (mean, max)": [round(statistics.mean(taps), 2), max(taps)],
+        "taps for a game to 121 at that rate (+1 to choose the dealer)": round(
+            statistics.mean(taps) * DEALS_PER_GAME + 1, 1),
+        "events right, reader's first choice": f"{first}/{events}",
+        "events right, with the deal prior": f"{prior}/{events}",
+        "questions": questions,
+        "frames from a card laid to its step (median, max)": [statistics.median(frames),
+                                                              max(frames)],
+        "seconds from a card laid to the page (median, max)": [round(statistics.median(seconds), 2),
+                                                               round(max(seconds), 2)],
+        "ms per frame": round(per_frame * 1000, 1),
+    }  # fmt: skip
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=4, help="deals of each size per deck (4)")
+    parser.add_argument("--art", type=Path, help="rendered card art (cribcam cardart)")
+    args = parser.parse_args()
+    folders = [args.art / name for name in held_out()] if args.art else [FIXTURE]
+    reader = CardReader()
+    for deck in load_decks([f for f in folders if f.exists()]):
+        for players in (2, 3):
+            print(json.dumps(bench(deck, reader, args.seeds, players)), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,188 @@
+"""Table mode on a whole-deal clip, as a table of players would live it: every frame read,
+smoothed and followed, sure steps applied by themselves, each question answered by a player who
+knows the truth (one tap when the right card is among its buttons, a correction on the form
+otherwise), and the result compared with the deal entered by hand.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+from typing import Protocol
+
+from cribtrain.data.clips import Image
+from cribtrain.data.deal_clips import DealClip, DealScript
+from scorer.cards import Card
+from scorer.game import Game, Phase
+from scorer.settings import Settings
+from tablemode.follow import Follower, Option, Proposal, steps_to_play
+from tablemode.seats import layout_for, table_seat
+from tablemode.steps import Step, legal
+from tablemode.view import TableView, table_view
+from vision.table.cards import FrameCards
+from vision.table.smoothing import TableSmoother
+
+#: Taps a correction takes when the right card is not among a question's buttons: open the form,
+#: choose the card, confirm.
+FORM_TAPS = 3
+
+
+class FrameReader(Protocol):
+    """What a frame is read with (`vision.reading.CardReader`)."""
+
+    def cards(self, frame: Image) -> FrameCards: ...
+
+
+@dataclass
+class Followed:
+    """What following one clip gave."""
+
+    game: Game
+    taps: int = 0
+    #: Truth events (the starter, each play, each crib card): read right by the reader's first
+    #: choice, and by table mode's proposal (the deal prior), before any player's answer.
+    events: int = 0
+    first_choice_right: int = 0
+    prior_right: int = 0
+    #: Frames from each card's first frame to its step applied (or asked), per play.
+    frames_to_step: list[int] = field(default_factory=list)
+    seconds_per_frame: list[float] = field(default_factory=list)
+    questions: list[str] = field(default_factory=list)
+
+
+def by_hand(script: DealScript) -> Game:
+    """The deal entered through the engine (hidden hands), the oracle for the scores."""
+    players = len(script.seats)
+    game = Game(Settings(players=players), first_dealer=script.dealer)
+    game.deal(None)
+    for seat in range(players):
+        game.discard(seat, None)
+    game.cut_starter(script.starter)
+    for laid, (edge, card) in enumerate(script.plays):
+        for go in script.goes:
+            if go.after == laid:
+                game.go(script.seats.index(go.seat))
+        game.play(script.seats.index(edge), card)
+    for _ in range(players):
+        nxt = game.next_show()
+        assert nxt is not None
+        game.show([c for e, c in script.plays if script.seats.index(e) == nxt[1]])
+    game.show(list(script.crib))
+    return game
+
+
+def follow_clip(clip: DealClip, reader: FrameReader, *, until_clear: bool = True) -> Followed:
+    """Follow `clip` frame by frame from a game whose dealer is the script's."""
+    script = clip.script
+    players = len(script.seats)
+    game = Game(Settings(players=players), first_dealer=script.dealer)
+    smoother = TableSmoother(layout_for(players))
+    follower = Follower()
+    result = Followed(game)
+    truth = _truth(script)
+    seats = {f"deal 1 play {n}": script.seats.index(edge)
+             for n, (edge, _) in enumerate(script.plays, start=1)}  # fmt: skip
+    first_frame = {m.cards[0]: m.frame for m in clip.marks if m.kind == "play"}
+    decided: set[str] = set()
+    deal = 0
+    for index, frame in enumerate(clip.frames):
+        start = time.perf_counter()
+        height, width = frame.shape[:2]
+        number = game.deal_state.number if game.deal_state else 0
+        if number != deal:
+            smoother.new_deal()
+            deal = number
+        dealer = None if game.dealer is None else table_seat(players, game.dealer)
+        smoothed = smoother.update(reader.cards(frame), (width, height), dealer=dealer)
+        view = table_view(smoothed.state, smoother.events, players, frame=str(index))
+        for _ in range(64):
+            found = follower.proposals(game, view)
+            if not found:
+                break
+            proposal = found[0]
+            if proposal.key not in decided:
+                decided.add(proposal.key)
+                _score_reading(result, proposal, view, truth, first_frame, index)
+            if not _act(result, game, follower, proposal, truth, seats):
+                break
+        result.seconds_per_frame.append(time.perf_counter() - start)
+        if until_clear and game.deals_played and game.phase in (Phase.DEAL, Phase.OVER):
+            break  # the crib is counted: the deal is over
+    return result
+
+
+def _truth(script: DealScript) -> dict[str, tuple[Card, ...]]:
+    """Proposal key → the true cards."""
+    truth: dict[str, tuple[Card, ...]] = {"deal 1 starter": (script.starter,)}
+    for n, (_, card) in enumerate(script.plays, start=1):
+        truth[f"deal 1 play {n}"] = (card,)
+    dealer = script.dealer
+    truth[f"deal 1 crib of seat {dealer}"] = script.crib
+    return truth
+
+
+def _score_reading(result: Followed, proposal: Proposal, view: TableView,
+                   truth: dict[str, tuple[Card, ...]], first_frame: dict[Card, int], index: int
+                   ) -> None:  # fmt: skip
+    wanted = truth.get(proposal.key)
+    if wanted is None or proposal.kind == "show":
+        return
+    proposed = proposal.options[0].cards if proposal.options else ()
+    firsts = _first_choices(proposal, view)
+    result.events += len(wanted)
+    result.prior_right += sum(1 for a, b in zip(proposed, wanted, strict=False) if a == b)
+    result.first_choice_right += sum(1 for a, b in zip(firsts, wanted, strict=False) if a == b)
+    if proposal.kind == "play" and wanted[0] in first_frame:
+        result.frames_to_step.append(index - first_frame[wanted[0]])
+
+
+def _first_choices(proposal: Proposal, view: TableView) -> tuple[Card, ...]:
+    """The reader's own first choice for what `proposal` reads (no deal prior)."""
+    if proposal.kind == "starter" and view.starter is not None:
+        return (view.starter.card,)
+    if proposal.kind == "crib":
+        return tuple(r.card for r in view.crib)
+    number = int(proposal.key.rsplit(" ", 1)[1])
+    return (view.plays[number - 1].reading.card,) if number <= len(view.plays) else ()
+
+
+def _act(result: Followed, game: Game, follower: Follower, proposal: Proposal,
+         truth: dict[str, tuple[Card, ...]], seats: dict[str, int]) -> bool:  # fmt: skip
+    """Apply `proposal` as the table would: by itself when sure, else as the player answers.
+    Whether anything was applied."""
+    wanted = truth.get(proposal.key)
+    proposed = proposal.options[0] if proposal.options else None
+    right = proposed
+    if wanted is not None and proposal.kind != "show":
+        right = _right(game, proposal, wanted, seats.get(proposal.key))
+    if right is None:
+        follower.decline(proposal.key)
+        return False
+    offered = right in proposal.options
+    if proposal.sure:
+        if right is not proposed:  # "Wrong card?", then its button or the form
+            result.taps += 2 if offered else 1 + FORM_TAPS
+    else:
+        result.questions.append(f"{proposal.key}: {proposal.doubt}")
+        result.taps += 1 if offered else FORM_TAPS
+    for step in right.steps:
+        step.apply(game)
+    return True
+
+
+def _right(game: Game, proposal: Proposal, wanted: tuple[Card, ...], seat: int | None
+           ) -> Option | None:  # fmt: skip
+    """The option reading the true cards: offered, or entered on the form (a play by the true
+    seat after the go's it implies; the proposal's steps with the true cards otherwise)."""
+    offered = next((o for o in proposal.options if o.cards == wanted), None)
+    if offered is not None:
+        return offered
+    steps: tuple[Step, ...] | None = None
+    if proposal.kind == "play" and seat is not None:
+        steps = steps_to_play(game, seat, wanted[0])
+    elif proposal.options:
+        *before, last = proposal.options[0].steps
+        steps = (*before, replace(last, cards=wanted))
+    if steps is None or not legal(game, steps):
+        return None
+    return Option(wanted, 0.0, steps)
