@@ -7,11 +7,14 @@ from collections.abc import Sequence
 
 import pytest
 
+from cribtrain.data.deal_clips import DealScript
+from cribtrain.measure.table_mode import by_hand
 from scorer.cards import parse_card, parse_cards
 from scorer.game import Game, Phase
 from scorer.settings import Settings
 from tablemode.follow import Follower, Proposal
 from tablemode.view import CardReading, LaidCard, TableView
+from tests.cribtrain.data.test_clips import THREE_DEAL, TWO_DEAL
 
 # Seat 0 deals; seat 1 leads. 10+J = 20, +6 = 26: seat 0 cannot play under 31 (holds 7, 9):
 # seat 1 plays on alone (26+5 = 31).
@@ -50,7 +53,7 @@ def apply_sure(game: Game, follower: Follower, table: TableView) -> list[Proposa
     raise AssertionError("the follower kept proposing")
 
 
-def by_hand() -> Game:
+def entered_by_hand() -> Game:
     """The same deal entered through the engine, the oracle for the scores."""
     game = Game(Settings(), first_dealer=0)
     game.deal(None)
@@ -83,7 +86,7 @@ def test_a_hidden_hands_deal_follows_the_table_to_the_same_scores_as_entered_by_
     # The hands are the cards each player laid: both are shown without any reading.
     assert game.next_show() == ("crib", 0)
     assert apply_sure(game, follower, view(PLAYS, crib=CRIB))[0].kind == "crib"
-    assert game.scores == by_hand().scores
+    assert game.scores == entered_by_hand().scores
     assert game.next_show() is None and game.deals_played == 1
 
 
@@ -161,3 +164,24 @@ def test_a_crib_card_already_placed_is_read_as_its_next_choice() -> None:
     proposal = follower.proposals(game, table)[0]
     assert proposal.kind == "crib" and not proposal.sure
     assert proposal.options[0].cards == tuple(parse_cards(CRIB))
+
+
+def test_a_card_that_does_not_fit_the_count_follows_a_round_of_goes() -> None:
+    game, follower = play_ready()
+    laid = [(1, "10H"), (0, "KD"), (1, "9C")]  # 29: neither can play on; seat 0 leads again
+    apply_sure(game, follower, view(laid))
+    proposal = follower.proposals(game, view([*laid, (0, "5C")]))[0]
+    assert proposal.text == "seat 0 said go, seat 1 said go, seat 0 played 5C"
+    assert proposal.sure
+
+
+@pytest.mark.parametrize("script", [TWO_DEAL, THREE_DEAL], ids=["2 players", "3 players"])
+def test_deals_laid_card_by_card_score_as_entered_by_hand(script: DealScript) -> None:
+    players = len(script.seats)
+    game, follower = Game(Settings(players=players), first_dealer=script.dealer), Follower()
+    laid = [(script.seats.index(edge), str(card)) for edge, card in script.plays]
+    starter = str(script.starter)
+    for count in range(len(laid) + 1):
+        apply_sure(game, follower, view(laid[:count], starter=starter))
+    apply_sure(game, follower, view(laid, starter=starter, crib=[str(c) for c in script.crib]))
+    assert game.scores == by_hand(script).scores and game.deals_played == 1
