@@ -3,7 +3,8 @@ prior, and the time from a card laid to the page showing it.
 
 Run from the repository root: ``python benchmarks/bench_table_mode.py [--seeds N] [--art DIR]``.
 Each held-out deck (rendered under ``--art`` by ``cribcam cardart``; the committed small Dondorf
-otherwise) deals ``--seeds`` random deals of 2 and of 3 players (`deal_clip`), followed frame
+otherwise) deals ``--seeds`` random deals of 2 and of 3 players (`deal_clip`), seen by the
+clips' webcam and by a poor one, followed frame
 by frame by the shipped reader, the smoother and table mode, a player answering each question
 (`cribtrain.measure.table_mode`). Printed per deck and player count: deals whose scores match
 the deal entered by hand; taps per deal (mean, max) and a game to 121 at that rate; events
@@ -26,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.bench_clips import FIXTURE, random_deal
 from cribtrain.data.cardart import held_out
+from cribtrain.data.clips import DEFAULT_CAMERA, CameraConfig
 from cribtrain.data.deal_clips import deal_clip
 from cribtrain.data.synth import Deck, load_decks
 from cribtrain.measure.table_mode import by_hand, follow_clip
@@ -37,7 +39,16 @@ PAGE_INTERVAL = 0.25
 DEALS_PER_GAME = 9
 
 
-def bench(deck: Deck, reader: CardReader, seeds: int, players: int) -> dict[str, object]:
+#: The clips' webcam, and a worse one (smaller, blurred, noisier corners) where the reader errs
+#: more and the deal prior has more to correct.
+CAMERAS = {
+    "webcam": DEFAULT_CAMERA,
+    "poor webcam": CameraConfig(glyph=13.0, blur=1.2, noise=5.0, jpeg_quality=60),
+}
+
+
+def bench(deck: Deck, reader: CardReader, seeds: int, players: int, camera: str
+          ) -> dict[str, object]:  # fmt: skip
     right_scores = events = first = prior = 0
     taps: list[int] = []
     frames: list[int] = []
@@ -45,7 +56,7 @@ def bench(deck: Deck, reader: CardReader, seeds: int, players: int) -> dict[str,
     questions: list[str] = []
     for seed in range(seeds):
         script = random_deal(players, np.random.default_rng([seed, players, 11]))
-        clip = deal_clip(deck, script, seed=seed)
+        clip = deal_clip(deck, script, seed=seed, camera=CAMERAS[camera])
         followed = follow_clip(clip, reader)
         right_scores += followed.game.scores == by_hand(script).scores
         taps.append(followed.taps)
@@ -60,6 +71,7 @@ def bench(deck: Deck, reader: CardReader, seeds: int, players: int) -> dict[str,
     seconds = [f * period + per_frame for f in frames]
     return {
         "deck": deck.name,
+        "camera": camera,
         "players": players,
         "scores right": f"{right_scores}/{seeds}",
         "taps per deal (mean, max)": [round(statistics.mean(taps), 2), max(taps)],
@@ -84,8 +96,9 @@ def main() -> int:
     folders = [args.art / name for name in held_out()] if args.art else [FIXTURE]
     reader = CardReader()
     for deck in load_decks([f for f in folders if f.exists()]):
-        for players in (2, 3):
-            print(json.dumps(bench(deck, reader, args.seeds, players)), flush=True)
+        for camera in CAMERAS:
+            for players in (2, 3):
+                print(json.dumps(bench(deck, reader, args.seeds, players, camera)), flush=True)
     return 0
 
 

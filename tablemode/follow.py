@@ -365,3 +365,22 @@ def steps_to_play(game: Game, seat: int, card: Card) -> tuple[Step, ...] | None:
             return None
         goes.append(Step("go", turn))
     return None
+
+
+def option_for(game: Game, proposal: Proposal, cards: Sequence[Card]) -> Option | None:
+    """`proposal` read as `cards`, which the reader need not have offered (a player's
+    correction): a play by the proposal's seat after the go's it implies, otherwise the
+    proposal's steps with `cards` in the last; None when the engine takes no such steps."""
+    offered = next((o for o in proposal.options if list(o.cards) == list(cards)), None)
+    if offered is not None:
+        return offered
+    if not proposal.options:
+        return None
+    if proposal.kind == "play" and proposal.seat is not None and len(cards) == 1:
+        steps = steps_to_play(game, proposal.seat, cards[0])
+    else:
+        *before, last = proposal.options[0].steps
+        steps = (*before, replace(last, cards=tuple(cards)))
+    if steps is None or not legal(game, steps) or set(cards) & set(placed_this_deal(game)):
+        return None
+    return Option(tuple(cards), 0.0, tuple(steps))

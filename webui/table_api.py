@@ -3,6 +3,8 @@ answers (see API.md, "Table mode")."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify
@@ -11,7 +13,7 @@ from scorer.cards import Card
 from webui.api import _published, store, uploads
 from webui.bodies import cards, check_fields, integer, json_object
 from webui.capture import CameraFeed
-from webui.errors import ApiError
+from webui.errors import ApiError, refusal_at_table
 from webui.frames import held_picture
 from webui.table_mode import TableModes
 
@@ -44,7 +46,8 @@ def answer(game_id: str) -> Response:
     """`{"key": ..., "cards": [...], "claim": n}`: the open question answered."""
     key, chosen, body = _body({"key", "cards", "claim"}, "an answer")
     claim = integer(body, "claim", required=False)
-    stored = modes().answer(game_id, key, chosen, claim, _pictures())
+    with _in_table_words(game_id):
+        stored = modes().answer(game_id, key, chosen, claim, _pictures())
     return jsonify({**_published(stored), "table_mode": modes().status(game_id)})
 
 
@@ -52,7 +55,8 @@ def answer(game_id: str) -> Response:
 def undo(game_id: str) -> Response:
     """`{"key": ...}` takes back what the camera applied; with `"cards"`, reads it so instead."""
     key, chosen, _ = _body({"key", "cards"}, "an undo")
-    stored = modes().undo(game_id, key, chosen)
+    with _in_table_words(game_id):
+        stored = modes().undo(game_id, key, chosen)
     return jsonify({**_published(stored), "table_mode": modes().status(game_id)})
 
 
@@ -62,6 +66,15 @@ def dismiss(game_id: str) -> Response:
     key, _, _ = _body({"key"}, "a dismissal")
     store().load(game_id)
     return jsonify(modes().dismiss(game_id, key))
+
+
+@contextmanager
+def _in_table_words(game_id: str) -> Iterator[None]:
+    """A refusal names the players and writes cards with suit symbols, as the page does."""
+    try:
+        yield
+    except ApiError as error:
+        raise refusal_at_table(error, store().load(game_id).names) from None
 
 
 def _pictures() -> Any:

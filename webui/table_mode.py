@@ -18,7 +18,7 @@ from typing import Any
 from scorer.cards import Card
 from scorer.errors import CribbageError
 from scorer.game import Game
-from tablemode.follow import Follower, Option, Proposal
+from tablemode.follow import Follower, Option, Proposal, option_for
 from tablemode.steps import Step
 from tablemode.view import TableView
 from webui.capture import CameraFeed
@@ -92,7 +92,7 @@ class TableModes:
             question = table.question
             if question is None or question.key != key:
                 raise ApiError(f"{key!r} is not the open question: the table has moved on", 409)
-            option = _option(question, cards)
+            option = _option(self.game(game_id), question, cards)
             stored = self._apply(game_id, question, option, claim, pictures)
             table.question, table.last = None, None
             self._advance(game_id, table, pictures)
@@ -108,19 +108,18 @@ class TableModes:
                 raise ApiError(f"{key!r} is not the last step the camera applied", 409)
             if self._store.revision(game_id) != last.revision:
                 raise ApiError("the game changed since: use Undo", 409)
-            option = None if cards is None else _option(last.proposal, cards)
 
             def take_back(game: Game) -> None:
                 for _ in last.option.steps:
                     game.undo()
-                if option is not None:
-                    for step in option.steps:
+                if cards is not None:  # read as the players say, from the game before it
+                    for step in _option(game, last.proposal, cards).steps:
                         step.apply(game)
 
             stored = self._act(game_id, take_back, None)
             table.follower.decline(key)
             table.last = None
-            table.question = None if option is not None else last.proposal
+            table.question = None if cards is not None else last.proposal
             return stored
 
     def dismiss(self, game_id: str, key: str) -> dict[str, Any]:
@@ -190,15 +189,18 @@ class TableModes:
         }
 
 
-def _option(proposal: Proposal, cards: Sequence[Card] | None) -> Option:
-    try:
-        return proposal.option(cards)
-    except KeyError as error:
-        raise ApiError(str(error.args[0])) from None
-    except IndexError:
-        raise ApiError(
-            f"{proposal.key!r} has no reading to apply: correct it by hand", 409
-        ) from None
+def _option(game: Game, proposal: Proposal, cards: Sequence[Card] | None) -> Option:
+    """The option of `proposal` reading `cards` (None: its own), or a 409 saying why not."""
+    if cards is None:
+        if not proposal.options:
+            raise ApiError(f"{proposal.key!r} has no reading to apply: name the card", 409)
+        return proposal.options[0]
+    option = option_for(game, proposal, cards)
+    if option is None:
+        named = " ".join(map(str, cards))
+        raise ApiError(f"{named} cannot be there: already placed this deal, or against the rules",
+                       409)  # fmt: skip
+    return option
 
 
 def table_hook(modes: TableModes) -> Callable[[CameraFeed, str, TableView], dict[str, Any]]:

@@ -7,7 +7,7 @@ otherwise), and the result compared with the deal entered by hand.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from cribtrain.data.clips import Image
@@ -15,9 +15,8 @@ from cribtrain.data.deal_clips import DealClip, DealScript
 from scorer.cards import Card
 from scorer.game import Game, Phase
 from scorer.settings import Settings
-from tablemode.follow import Follower, Option, Proposal, steps_to_play
+from tablemode.follow import Follower, Option, Proposal, option_for
 from tablemode.seats import layout_for, table_seat
-from tablemode.steps import Step, legal
 from tablemode.view import TableView, table_view
 from vision.table.cards import FrameCards
 from vision.table.smoothing import TableSmoother
@@ -80,8 +79,6 @@ def follow_clip(clip: DealClip, reader: FrameReader, *, until_clear: bool = True
     follower = Follower()
     result = Followed(game)
     truth = _truth(script)
-    seats = {f"deal 1 play {n}": script.seats.index(edge)
-             for n, (edge, _) in enumerate(script.plays, start=1)}  # fmt: skip
     first_frame = {m.cards[0]: m.frame for m in clip.marks if m.kind == "play"}
     decided: set[str] = set()
     deal = 0
@@ -103,7 +100,7 @@ def follow_clip(clip: DealClip, reader: FrameReader, *, until_clear: bool = True
             if proposal.key not in decided:
                 decided.add(proposal.key)
                 _score_reading(result, proposal, view, truth, first_frame, index)
-            if not _act(result, game, follower, proposal, truth, seats):
+            if not _act(result, game, follower, proposal, truth):
                 break
         result.seconds_per_frame.append(time.perf_counter() - start)
         if until_clear and game.deals_played and game.phase in (Phase.DEAL, Phase.OVER):
@@ -117,8 +114,13 @@ def _truth(script: DealScript) -> dict[str, tuple[Card, ...]]:
     for n, (_, card) in enumerate(script.plays, start=1):
         truth[f"deal 1 play {n}"] = (card,)
     dealer = script.dealer
-    truth[f"deal 1 crib of seat {dealer}"] = script.crib
+    truth[f"deal 1 crib of seat {dealer}"] = tuple(sorted(script.crib))
     return truth
+
+
+def _cards(proposal: Proposal, cards: tuple[Card, ...]) -> tuple[Card, ...]:
+    """Cards as compared with the truth: a crib is a set of cards, in no order."""
+    return tuple(sorted(cards)) if proposal.kind == "crib" else cards
 
 
 def _score_reading(result: Followed, proposal: Proposal, view: TableView,
@@ -127,8 +129,8 @@ def _score_reading(result: Followed, proposal: Proposal, view: TableView,
     wanted = truth.get(proposal.key)
     if wanted is None or proposal.kind == "show":
         return
-    proposed = proposal.options[0].cards if proposal.options else ()
-    firsts = _first_choices(proposal, view)
+    proposed = _cards(proposal, proposal.options[0].cards) if proposal.options else ()
+    firsts = _cards(proposal, _first_choices(proposal, view))
     result.events += len(wanted)
     result.prior_right += sum(1 for a, b in zip(proposed, wanted, strict=False) if a == b)
     result.first_choice_right += sum(1 for a, b in zip(firsts, wanted, strict=False) if a == b)
@@ -147,14 +149,14 @@ def _first_choices(proposal: Proposal, view: TableView) -> tuple[Card, ...]:
 
 
 def _act(result: Followed, game: Game, follower: Follower, proposal: Proposal,
-         truth: dict[str, tuple[Card, ...]], seats: dict[str, int]) -> bool:  # fmt: skip
+         truth: dict[str, tuple[Card, ...]]) -> bool:  # fmt: skip
     """Apply `proposal` as the table would: by itself when sure, else as the player answers.
     Whether anything was applied."""
     wanted = truth.get(proposal.key)
     proposed = proposal.options[0] if proposal.options else None
     right = proposed
     if wanted is not None and proposal.kind != "show":
-        right = _right(game, proposal, wanted, seats.get(proposal.key))
+        right = _right(game, proposal, wanted)
     if right is None:
         follower.decline(proposal.key)
         return False
@@ -170,19 +172,7 @@ def _act(result: Followed, game: Game, follower: Follower, proposal: Proposal,
     return True
 
 
-def _right(game: Game, proposal: Proposal, wanted: tuple[Card, ...], seat: int | None
-           ) -> Option | None:  # fmt: skip
-    """The option reading the true cards: offered, or entered on the form (a play by the true
-    seat after the go's it implies; the proposal's steps with the true cards otherwise)."""
-    offered = next((o for o in proposal.options if o.cards == wanted), None)
-    if offered is not None:
-        return offered
-    steps: tuple[Step, ...] | None = None
-    if proposal.kind == "play" and seat is not None:
-        steps = steps_to_play(game, seat, wanted[0])
-    elif proposal.options:
-        *before, last = proposal.options[0].steps
-        steps = (*before, replace(last, cards=wanted))
-    if steps is None or not legal(game, steps):
-        return None
-    return Option(wanted, 0.0, steps)
+def _right(game: Game, proposal: Proposal, wanted: tuple[Card, ...]) -> Option | None:
+    """The option reading the true cards: offered, or entered by the player."""
+    offered = next((o for o in proposal.options if _cards(proposal, o.cards) == wanted), None)
+    return offered or option_for(game, proposal, wanted)

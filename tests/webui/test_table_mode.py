@@ -131,3 +131,21 @@ def test_a_muggins_show_is_applied_with_the_players_claim(app: Flask, client: Fl
     assert answered.status_code == 200, answered.json
     shows = [e for e in body(answered)["events"] if e["kind"] == "hand"]
     assert shows[-1]["claim"]["claimed"] == 8 and shows[-1]["claim"]["outcome"] == "short"
+
+
+def test_any_possible_card_corrects_a_reading_and_an_impossible_one_is_refused(
+    app: Flask, client: FlaskClient
+) -> None:
+    game_id = started(client)
+    starter = reading(("4H", 0.95))
+    modes(app).follow(game_id, TableView(starter), lambda f: None)
+    laid = LaidCard(1, reading(("6D", 0.9), ("6H", 0.08)))
+    modes(app).follow(game_id, TableView(starter, (laid,)), lambda f: None)
+    placed = client.post(f"/api/games/{game_id}/table/undo",
+                         json={"key": "deal 1 play 1", "cards": ["4H"]})  # fmt: skip
+    assert placed.status_code == 409 and "4♥ cannot be there" in body(placed)["error"]
+    assert body(client.get(f"/api/games/{game_id}"))["count_cards"] == ["6D"]  # unchanged
+    fixed = client.post(f"/api/games/{game_id}/table/undo",
+                        json={"key": "deal 1 play 1", "cards": ["9C"]})  # fmt: skip
+    assert fixed.status_code == 200, body(fixed)
+    assert body(fixed)["count_cards"] == ["9C"]

@@ -203,7 +203,7 @@ function question(q) {
   const options = el("div", { class: "options" });
   for (const option of q.options) {
     options.append(bigButton(cardsLabel(option.cards),
-      () => post(`/api/games/${GAME}/table/answer`, { key, cards: option.cards }), "primary"));
+      () => post(`/api/games/${GAME}/table/answer`, { key, cards: option.cards }), "card-answer"));
   }
   if (!q.options.length) node.append(el("p", {}, "Enter it on the ", el("a", { href: `/games/${GAME}` }, "form"), "."));
   options.append(bigButton("Not a card", () => post(`/api/games/${GAME}/table/dismiss`, { key })));
@@ -223,13 +223,18 @@ function applied(last) {
   }
   node.append(row);
   if (correcting) {
+    const fix = (cards) => post(`/api/games/${GAME}/table/undo`, { key: last.key, cards });
     const fixes = el("div", { class: "options" });
-    for (const option of others) {
-      fixes.append(bigButton(cardsLabel(option.cards),
-        () => post(`/api/games/${GAME}/table/undo`, { key: last.key, cards: option.cards }), "primary"));
-    }
-    fixes.append(el("a", { href: `/games/${GAME}` }, "another card: the form"));
+    for (const option of others) fixes.append(bigButton(cardsLabel(option.cards), () => fix(option.cards), "card-answer"));
     node.append(fixes);
+    if (last.kind === "crib") {
+      node.append(el("p", {}, "Another card: ", el("a", { href: `/games/${GAME}` }, "the form"), "."));
+    } else {
+      // any other card, one tap: those already placed this deal are left out
+      const grid = el("div", { class: "picker compact", "aria-label": "another card" });
+      node.append(grid);
+      new CardPicker(grid, (chosen, tapped) => { if (tapped) fix([tapped]); }).reset(1, state.seen, { hide: true });
+    }
   }
   const shows = lastDealShows();
   if (shows.length && last.kind === "crib") node.append(showCard(shows.at(-1)), dealSummary(shows));
