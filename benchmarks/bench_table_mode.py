@@ -4,13 +4,13 @@ prior, and the time from a card laid to the page showing it.
 Run from the repository root: ``python benchmarks/bench_table_mode.py [--seeds N] [--art DIR]``.
 Each held-out deck (rendered under ``--art`` by ``cribcam cardart``; the committed small Dondorf
 otherwise) deals ``--seeds`` random deals of 2 and of 3 players (`deal_clip`), seen by the
-clips' webcam and by a poor one, followed frame
-by frame by the shipped reader, the smoother and table mode, a player answering each question
-(`cribtrain.measure.table_mode`). Printed per deck and player count: deals whose scores match
-the deal entered by hand; taps per deal (mean, max) and a game to 121 at that rate; events
-(starter, each play, each crib card) right by the reader's first choice and with the deal prior;
-the questions asked; frames and seconds from a card's first frame to its step (the page posts a
-frame every `PAGE_INTERVAL` s, or as fast as frames are read when slower), and ms per frame.
+clips' webcam and by a poor one, followed frame by frame by the shipped reader, the smoother and
+table mode, a player answering each question (`cribtrain.measure.table_mode`). Printed per deck,
+camera and player count: deals whose scores match the deal entered by hand; taps per deal (mean,
+max) and a game to 121 at that rate; events (starter, each play, each crib card) right by the
+reader's first choice and with the deal prior; the questions asked, and the events never seen
+(each entered on the form); frames and seconds from a card's first frame to its step (the page
+posts a frame every `PAGE_INTERVAL` s, or as fast as frames are read when slower); ms per frame.
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ def bench(deck: Deck, reader: CardReader, seeds: int, players: int, camera: str
     frames: list[int] = []
     times: list[float] = []
     questions: list[str] = []
+    missed: list[str] = []
     for seed in range(seeds):
         script = random_deal(players, np.random.default_rng([seed, players, 11]))
         clip = deal_clip(deck, script, seed=seed, camera=CAMERAS[camera])
@@ -66,6 +67,7 @@ def bench(deck: Deck, reader: CardReader, seeds: int, players: int, camera: str
         frames += followed.frames_to_step
         times += followed.seconds_per_frame
         questions += followed.questions
+        missed += followed.missed
     per_frame = statistics.median(times)
     period = max(PAGE_INTERVAL, per_frame)
     seconds = [f * period + per_frame for f in frames]
@@ -80,6 +82,7 @@ def bench(deck: Deck, reader: CardReader, seeds: int, players: int, camera: str
         "events right, reader's first choice": f"{first}/{events}",
         "events right, with the deal prior": f"{prior}/{events}",
         "questions": questions,
+        "events never seen (entered on the form)": missed,
         "frames from a card laid to its step (median, max)": [statistics.median(frames),
                                                               max(frames)],
         "seconds from a card laid to the page (median, max)": [round(statistics.median(seconds), 2),

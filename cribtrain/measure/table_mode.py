@@ -47,6 +47,8 @@ class Followed:
     frames_to_step: list[int] = field(default_factory=list)
     seconds_per_frame: list[float] = field(default_factory=list)
     questions: list[str] = field(default_factory=list)
+    #: Truth events the camera never proposed (the players enter them on the form).
+    missed: list[str] = field(default_factory=list)
 
 
 def by_hand(script: DealScript) -> Game:
@@ -105,6 +107,8 @@ def follow_clip(clip: DealClip, reader: FrameReader, *, until_clear: bool = True
         result.seconds_per_frame.append(time.perf_counter() - start)
         if until_clear and game.deals_played and game.phase in (Phase.DEAL, Phase.OVER):
             break  # the crib is counted: the deal is over
+    result.missed = [key for key in truth if key not in decided]
+    result.taps += FORM_TAPS * len(result.missed)
     return result
 
 
