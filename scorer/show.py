@@ -17,6 +17,7 @@ from typing import NamedTuple, NoReturn
 
 from scorer.cards import DECK, Card, Suit, ensure_distinct, format_cards
 from scorer.errors import InvalidCardError, InvalidHandError
+from scorer.spoken import Words, english, say
 
 
 class ShowKind(enum.StrEnum):
@@ -104,58 +105,21 @@ class Show(_ShowFields):
             "nobs": len(self.nobs),
         }
 
-    def spoken(self) -> str:
-        """The count as players say it at the table.
+    def spoken(self, words: Words = english) -> str:
+        """The count as players say it at the table; `words` gives another language's words
+        (see `scorer.spoken`).
 
         >>> from scorer.cards import parse_cards, parse_card
         >>> score_show(parse_cards(["7H", "8C", "8D", "AS"]), parse_card("KD")).spoken()
         'fifteen two, fifteen four, and a pair is six'
         """
-        phrases: list[str] = []
-        running = 0
-        runs_said = 0
-        pairs_said = 0
-        for item in self.items:
-            running += item.points
-            total = _number_word(running)
-            if item.kind is ShowKind.FIFTEEN:
-                phrases.append(f"fifteen {total}")
-            elif item.kind is ShowKind.PAIR:
-                article = "another" if pairs_said else "a"
-                phrases.append(f"{article} {_PAIR_NAMES[len(item.cards)]} is {total}")
-                pairs_said += 1
-            elif item.kind is ShowKind.RUN:
-                article = "another" if runs_said else "a"
-                phrases.append(f"{article} run of {_number_word(len(item.cards))} is {total}")
-                runs_said += 1
-            elif item.kind is ShowKind.FLUSH:
-                phrases.append(f"a flush of {_number_word(len(item.cards))} is {total}")
-            else:
-                phrases.append(f"one for his nobs is {total}")
-        if not phrases:
-            return "nineteen (no points)"
-        if len(phrases) > 1:
-            phrases[-1] = "and " + phrases[-1]
-        return ", ".join(phrases)
+        return say(self.items, words)
 
     def __str__(self) -> str:
         label = "crib" if self.crib else "hand"
         lines = [f"{label} {format_cards(self.hand)} starter {self.starter}: {self.total}"]
         lines += [f"  {item}" for item in self.items]
         return "\n".join(lines)
-
-
-_NUMBER_WORDS = [
-    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
-    "nineteen", "twenty",
-]  # fmt: skip
-
-
-def _number_word(n: int) -> str:
-    if n <= 20:
-        return _NUMBER_WORDS[n]
-    return "twenty-" + _NUMBER_WORDS[n - 20]
 
 
 # A pattern is (kind, positions in the rank-sorted cards, points).
