@@ -59,6 +59,11 @@ class Proposal:
     frame: str | None = None
     #: Why it is not sure, for the question shown.
     doubt: str = ""
+    #: The same as a code and its values, for a page in another language: "declined",
+    #: "not next" (`seat`: where the card lies), "impossible" and "misread" (`card`: as read),
+    #: "unsure", "not a crib", "crib unsure".
+    doubt_code: str = ""
+    doubt_args: tuple[tuple[str, str | int], ...] = ()
 
     def option(self, cards: Sequence[Card] | None = None) -> Option:
         """The option reading `cards` (None: the proposal's own); KeyError when it has none."""
@@ -79,6 +84,8 @@ class Proposal:
             "claim": self.claim,
             "frame": self.frame,
             "doubt": self.doubt,
+            "doubt_code": self.doubt_code,
+            "doubt_args": dict(self.doubt_args),
             "options": [o.to_json() for o in self.options],
         }
 
@@ -109,7 +116,8 @@ class Follower:
         if found is None:
             return []
         if found.key in self.declined:
-            found = replace(found, sure=False, doubt=found.doubt or "changed by a player")
+            found = replace(found, sure=False, doubt=found.doubt or "changed by a player",
+                            doubt_code=found.doubt_code or "declined")
         return [found]
 
     def decline(self, key: str) -> None:
@@ -147,7 +155,7 @@ class Follower:
         if laid >= len(view.plays):
             return None
         nxt = view.plays[laid]
-        seat, doubt = nxt.seat, ""
+        seat, doubt, laid_at = nxt.seat, "", nxt.seat
         options = self._options(game, nxt.reading, lambda c: steps_to_play(game, seat, c))
         if not options and game.turn is not None and game.turn != nxt.seat:
             seat = game.turn  # the card cannot be that seat's: read it as the turn's
@@ -159,7 +167,8 @@ class Follower:
         key = f"deal {deal.number} play {laid + 1}"
         proposal = self._proposal(key, "play", seat, text, options, nxt.reading)
         if proposal is not None and doubt:
-            proposal = replace(proposal, sure=False, doubt=doubt)
+            proposal = replace(proposal, sure=False, doubt=doubt, doubt_code="not next",
+                               doubt_args=(("seat", laid_at),))
         return proposal
 
     # -- the show ----------------------------------------------------------------------------
@@ -220,6 +229,7 @@ class Follower:
                 claim=claim,
                 frame=view.frame,
                 doubt="these cards cannot be the crib",
+                doubt_code="not a crib",
             )
         best = options[0]
         firsts = tuple(r.card for r in view.crib)
@@ -229,6 +239,7 @@ class Follower:
             and not claim
         )
         doubt = "" if sure or claim else "a crib card is not surely read"
+        code = "" if sure or claim else "crib unsure"
         cards_text = " ".join(map(str, best.cards))
         return Proposal(
             key,
@@ -240,6 +251,7 @@ class Follower:
             claim=claim,
             frame=view.crib[0].frame or view.frame,
             doubt=doubt,
+            doubt_code=code,
         )
 
     def _crib_options(self, game: Game, crib: Sequence[CardReading], seat: int) -> list[Option]:
@@ -310,6 +322,8 @@ class Follower:
                 sure=False,
                 frame=reading.frame,
                 doubt=f"{reading.card} cannot be there: it is already placed or breaks the rules",
+                doubt_code="impossible",
+                doubt_args=(("card", str(reading.card)),),
             )
         best = options[0]
         first = best.cards[0] == reading.card
@@ -321,6 +335,7 @@ class Follower:
                 f"read as {reading.card}, which cannot be there" if not first else "not surely read"
             )
         )
+        code = "" if sure else ("misread" if not first else "unsure")
         return Proposal(
             key,
             kind,
@@ -330,6 +345,8 @@ class Follower:
             sure,
             frame=reading.frame,
             doubt=doubt,
+            doubt_code=code,
+            doubt_args=(("card", str(reading.card)),),
         )
 
 

@@ -14,6 +14,7 @@ from scorer.game import Game
 from scorer.json_api import show_to_json
 from webui.bodies import card, cards, check_fields, integer, required_int
 from webui.errors import ApiError
+from webui.i18n import spoken
 
 Result = dict[str, Any] | None
 _Handler = Callable[[Game, dict[str, Any]], Result]
@@ -76,7 +77,7 @@ def _show(game: Game, body: dict[str, Any]) -> Result:
     given = body.get("cards")
     shown = None if given is None else cards(given, "cards")
     show = game.show(shown, integer(body, "claim", required=False))
-    return {"show": show_to_json(show)}
+    return {"show": {**show_to_json(show), "spoken": spoken(show)}}
 
 
 def _muggins(game: Game, body: dict[str, Any]) -> Result:

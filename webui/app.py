@@ -12,7 +12,7 @@ from flask import Flask, Response, jsonify
 
 from vision.photo_reader import PhotoReader
 from vision.reading import CardReader
-from webui import pairing
+from webui import i18n, pairing
 from webui.api import api
 from webui.camera_api import camera_api
 from webui.capture import CameraFeed, ReaderFactory, TableHook
@@ -67,6 +67,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.config["SECRET_KEY"] = the_store.secret("cookie-key")  # pairings survive restarts
     if app.config["PAIRING_CODE"] is not None:
         app.config["SESSION_COOKIE_SECURE"] = True  # --lan serves HTTPS only
+    i18n.install(app)  # the catalogs: pages, errors and spoken counts in each device's language
     pairing.install(app)
     register_error_handlers(app)
     app.register_blueprint(api)

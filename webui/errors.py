@@ -23,19 +23,27 @@ from scorer.errors import (
     InvalidCardError,
     InvalidHandError,
 )
+from webui.i18n import language
 
 log = logging.getLogger(__name__)
 
 
 class ApiError(Exception):
-    """A request the API refuses, with the HTTP status to answer."""
+    """A request the API refuses, with the HTTP status to answer. `english` and `names`: the
+    sentence as refused and, for a refusal at a game's table, its seat names (the answer says
+    it in the players' language and the table's words)."""
 
     status = 400
 
-    def __init__(self, message: str, status: int | None = None) -> None:
+    def __init__(
+        self, message: str, status: int | None = None, *, english: str | None = None,
+        names: Sequence[str] | None = None,
+    ) -> None:  # fmt: skip
         super().__init__(message)
         if status is not None:
             self.status = status
+        self.english = message if english is None else english
+        self.names = None if names is None else tuple(names)
 
 
 class GameNotFoundError(ApiError):
@@ -46,8 +54,14 @@ class NoCardModelError(ApiError):
     status = 503
 
 
-def error_response(message: str, status: int) -> tuple[Response, int]:
-    return jsonify(error=message), status
+def error_response(
+    message: str, status: int, names: Sequence[str] | None = None
+) -> tuple[Response, int]:
+    """The JSON answer, its message in the request's language where the catalogs have it (at
+    a game's table, `names`: in the table's words too)."""
+    from webui.refusals import in_language  # refusals build on this module's table_words
+
+    return jsonify(error=in_language(message, names, language())), status
 
 
 def cribbage_status(error: CribbageError) -> int:
@@ -86,13 +100,14 @@ def table_words(message: str, names: Sequence[str]) -> str:
 def refusal_at_table(error: ApiError | CribbageError, names: Sequence[str]) -> ApiError:
     """A refused action on a stored game, as an `ApiError` in the table's words."""
     status = error.status if isinstance(error, ApiError) else cribbage_status(error)
-    return ApiError(table_words(str(error), names), status)
+    english = error.english if isinstance(error, ApiError) else str(error)
+    return ApiError(table_words(str(error), names), status, english=english, names=names)
 
 
 def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(ApiError)
     def api_error(error: ApiError) -> tuple[Response, int]:
-        return error_response(str(error), error.status)
+        return error_response(error.english, error.status, error.names)
 
     @app.errorhandler(CribbageError)
     def cribbage_error(error: CribbageError) -> tuple[Response, int]:

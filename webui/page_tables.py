@@ -23,6 +23,7 @@ from tablemode.view import TableView, table_view
 from vision.table.cards import FrameCards
 from vision.table.roles import TableState
 from vision.table.smoothing import TableSmoother
+from webui.i18n import spoken
 from webui.tablejson import table_json
 
 #: Games whose smoothers are kept (the least recently used is forgotten beyond this).
@@ -101,5 +102,5 @@ def shows(state: TableState, game: Game) -> list[dict[str, Any]]:
 def _show(
     role: str, seat: int | None, edge: str, cards: list[Card], starter: Card
 ) -> dict[str, Any]:
-    counted = show_to_json(score_show(cards, starter, crib=role == "crib"))
-    return {"role": role, "seat": seat, "edge": edge, **counted}
+    show = score_show(cards, starter, crib=role == "crib")
+    return {"role": role, "seat": seat, "edge": edge, **show_to_json(show), "spoken": spoken(show)}

@@ -10,6 +10,7 @@ from flask import Blueprint, current_app, redirect, render_template, request, se
 from werkzeug.wrappers import Response
 
 from webui.api import store
+from webui.i18n import t
 from webui.pairing import check_code, locked_out
 
 pages = Blueprint("pages", __name__)
@@ -67,11 +68,11 @@ def pair() -> str | Response:
         target = url_for("pages.index")
     if request.method == "POST":
         if locked_out():
-            error = "Too many wrong codes: restart the server to pair again."
+            error = t("Too many wrong codes: restart the server to pair again.")
         elif check_code(request.form.get("code", "")):
             session["paired"] = current_app.config["PAIRING_CODE"]
             session.permanent = True
             return redirect(target)
         else:
-            error = "That is not the code. Look at the terminal running cribcam serve."
+            error = t("That is not the code. Look at the terminal running cribcam serve.")
     return render_template("pair.html", error=error, next=target)

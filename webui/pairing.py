@@ -15,7 +15,7 @@ from flask import Flask, Response, current_app, jsonify, redirect, request, sess
 from werkzeug.wrappers import Response as BaseResponse
 
 MAX_WRONG_CODES = 10
-_OPEN_ENDPOINTS = {"healthz", "static", "pages.pair"}
+_OPEN_ENDPOINTS = {"healthz", "static", "pages.pair", "i18n.catalog", "i18n.switch"}
 
 
 def new_code() -> str:

@@ -75,14 +75,14 @@ function drawBoard(svg, state, names) {
     const label = svgEl("text", {
       x: 8, y: 12 + side * laneH + rows * 16 + 24, "font-size": 28, "font-weight": 700, fill: "#fff",
       stroke: "#3b2410", "stroke-width": 3, "paint-order": "stroke",  // legible on the wood
-    }, `${names[side]}: ${state.scores[side]}`);
+    }, `${names[side]}: ${num(state.scores[side])}`);
     svg.appendChild(label);
   }
   const legend = [skunk && `S ${skunk}`, double && `SS ${double}`, triple && `SSS ${triple}`]
     .filter(Boolean).join("  ");
   svg.appendChild(svgEl("text", {
     x: width - 8, y: height - 6, "font-size": 17, fill: "#fff", "text-anchor": "end",
-  }, `skunk lines (white rings): ${legend}`));
+  }, t("skunk lines (white rings): {legend}", { legend })));
 }
 
 /* The hole a loser must pass to escape each skunk level (the line itself). */

@@ -8,7 +8,23 @@ const DEMO_PHOTO = "/static/demo/table.jpg";
 
 /* The label drawn by a card's box: its role when the table is smoothed, else the reader's
    confidence. */
-const boxLabel = (det) => (det.role ? `${det.card} ${det.role}` : `${det.card} ${Math.round(det.confidence * 100)}%`);
+const boxLabel = (det) => (det.role ? `${det.card} ${roleName(det.role)}` : `${det.card} ${pct(det.confidence)}`);
+
+/* A card's role on the table (the API's code: "starter", "play:bottom", "undecided"), in the
+   page's language. */
+function roleName(role) {
+  const [kind, edge] = role.split(":");
+  const name = {
+    starter: () => tc("role", "starter"), play: () => tc("role", "play"), hand: () => tc("role", "hand"),
+    crib: () => tc("role", "crib"), undecided: () => tc("role", "undecided"),
+  }[kind];
+  return (name ? name() : kind) + (edge ? ` ${edgeName(edge)}` : "");
+}
+function edgeName(edge) {
+  const name = { bottom: () => tc("edge", "bottom"), top: () => tc("edge", "top"), left: () => tc("edge", "left"),
+    right: () => tc("edge", "right") }[edge];
+  return name ? name() : edge;
+}
 
 /* Boxes in picture pixels, on a canvas laid over a picture `width` × `height`. */
 function drawBoxes(canvas, width, height, cards, label = boxLabel) {
@@ -41,12 +57,11 @@ function overlayCards(cards) {
 function frameHints(answer) {
   let hints = "";
   if (answer.small_indices) {
-    hints += ` The card corners are only about ${Math.round(answer.index_px)} px tall: move the ` +
-      "camera closer or give it a higher resolution, or some cards will be missed or misread.";
+    hints += " " + t("The card corners are only about {size} px tall: move the camera closer or give it a higher resolution, or some cards will be missed or misread.",
+      { size: Math.round(answer.index_px) });
   }
   if (answer.cut_at_edge) {
-    hints += " A card at the edge of the picture is cut off and not read: move the camera so " +
-      "every card is in view.";
+    hints += " " + t("A card at the edge of the picture is cut off and not read: move the camera so every card is in view.");
   }
   return hints;
 }
@@ -85,13 +100,11 @@ class Camera {
   say(text) { this.status.textContent = text; }
   supported() {
     if (!window.isSecureContext) {
-      this.say("This browser only allows the camera on a secure page (HTTPS). Start the server " +
-        "with `cribcam serve --lan` and open the https:// address it prints (accept the " +
-        "self-signed certificate once), or use the page on the host computer at 127.0.0.1.");
+      this.say(t("This browser only allows the camera on a secure page (HTTPS). Start the server with `cribcam serve --lan` and open the https:// address it prints (accept the self-signed certificate once), or use the page on the host computer at 127.0.0.1."));
       return false;
     }
     if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
-      this.say("This browser has no camera access (getUserMedia). Enter the cards with the picker.");
+      this.say(t("This browser has no camera access (getUserMedia). Enter the cards with the picker."));
       return false;
     }
     return true;
@@ -115,19 +128,17 @@ class Camera {
     } catch (error) {
       // NotFoundError: there is no camera at all (refused is only NotAllowedError)
       if (error.name === "NotFoundError" || error.name === "OverconstrainedError") {
-        this.say("No camera found: enter the cards with the picker, or try the demo photo.");
+        this.say(t("No camera found: enter the cards with the picker, or try the demo photo."));
       } else if (error.name === "NotAllowedError") {
-        this.say("The camera was refused: allow it in the browser's site settings, enter the " +
-          "cards with the picker, or try the demo photo.");
+        this.say(t("The camera was refused: allow it in the browser's site settings, enter the cards with the picker, or try the demo photo."));
       } else {
-        this.say(`The camera could not start (${error.name}): enter the cards with the picker, ` +
-          "or try the demo photo.");
+        this.say(t("The camera could not start ({error}): enter the cards with the picker, or try the demo photo.", { error: error.name }));
       }
       this.onUnavailable();
       return;
     }
     this.running = true;
-    this.say("Camera on.");
+    this.say(t("Camera on."));
     this.timer = setInterval(() => this.sendFrame(), this.interval);
   }
   stop() {
@@ -150,7 +161,7 @@ class Camera {
       const blob = await new Promise((ok) => canvas.toBlob(ok, "image/jpeg", 0.8));
       const { ok, status, answer } = await postFrame(this.gameId, blob);
       if (!ok) {
-        this.say(answer.error || `frame refused (${status})`);
+        this.say(answer.error || t("frame refused ({status})", { status: String(status) }));
         if (status === 503) this.stop();
         return;
       }
@@ -159,12 +170,12 @@ class Camera {
       const ms = Math.round(performance.now() - grabbed);
       this.latencies.push(ms);
       if (this.latencies.length > 50) this.latencies.shift();
-      this.say(`Camera on: ${cards.length} card${cards.length === 1 ? "" : "s"} seen, ` +
-        `${ms} ms from frame to overlay.` + frameHints(answer));
+      this.say(tn("Camera on: {n} card seen, {ms} ms from frame to overlay.",
+        "Camera on: {n} cards seen, {ms} ms from frame to overlay.", cards.length, { ms }) + frameHints(answer));
       // the frame goes with its answer: a correction must cut exactly the pixels read
       this.onAnswer(answer, { blob, width: canvas.width, height: canvas.height });
     } catch (error) {
-      this.say(`Frame not sent: ${error}`);
+      this.say(t("Frame not sent: {error}", { error: String(error) }));
     } finally {
       this.busy = false;
     }
@@ -173,7 +184,7 @@ class Camera {
 
 /* The demo photo (a synthetic table rendered from the test deck) through the frame endpoint. */
 async function tryDemoPhoto(gameId, img, overlay, say) {
-  say("Reading the demo photo…");
+  say(t("Reading the demo photo…"));
   const blob = await (await fetch(DEMO_PHOTO)).blob();
   img.src = URL.createObjectURL(blob);
   img.hidden = false;
@@ -181,14 +192,15 @@ async function tryDemoPhoto(gameId, img, overlay, say) {
   const { ok, status, answer } = await postFrame(gameId, blob);
   if (!ok) {
     drawBoxes(overlay, img.naturalWidth, img.naturalHeight, []);
-    say(answer.error || `the demo photo was refused (${status})`);
+    say(answer.error || t("the demo photo was refused ({status})", { status: String(status) }));
     return null;
   }
   const cards = answer.cards || [];
   drawBoxes(overlay, img.naturalWidth, img.naturalHeight, cards);
-  say(`The demo photo: ${cards.length} card${cards.length === 1 ? "" : "s"} read` +
-    (cards.length ? `: ${cards.map((c) => cardLabel(c.card)).join(" ")}` : "") + "." +
-    frameHints(answer));
+  say((cards.length
+    ? tn("The demo photo: {n} card read: {cards}.", "The demo photo: {n} cards read: {cards}.", cards.length,
+      { cards: cards.map((c) => cardLabel(c.card)).join(" ") })
+    : t("The demo photo: 0 cards read.")) + frameHints(answer));
   return answer;
 }
 
@@ -209,11 +221,11 @@ class ServerCamera {
     if (!view.enabled) { status.textContent = view.detail; return; }
     const table = view.table;
     const cards = table ? table.cards.length : 0;
-    let text = `Server camera (${view.source}): ${view.state}. ${view.detail || ""}`;
-    if (view.model && table) text += ` · ${cards} card${cards === 1 ? "" : "s"} on the table`;
-    if (table && table.undecided.length) text += ` · undecided: ${table.undecided.map((u) => `${u.cards.join(" ")} (${u.reason})`).join("; ")}`;
-    if (table && table.conflicts.length) text += ` · conflicts: ${table.conflicts.map((c) => c.reason).join("; ")}`;
-    if (!view.watching) text += " · the camera follows another game: reload this page to follow this one";
+    let text = t("Server camera ({source}): {state}.", { source: view.source, state: view.state }) + ` ${view.detail || ""}`;
+    if (view.model && table) text += " · " + tn("{n} card on the table", "{n} cards on the table", cards);
+    if (table && table.undecided.length) text += " · " + t("undecided: {cards}", { cards: table.undecided.map((u) => `${u.cards.join(" ")} (${u.reason})`).join("; ") });
+    if (table && table.conflicts.length) text += " · " + t("conflicts: {reasons}", { reasons: table.conflicts.map((c) => c.reason).join("; ") });
+    if (!view.watching) text += " · " + t("the camera follows another game: reload this page to follow this one");
     status.textContent = text + frameHints(view.frame || {});
     if (view.frame) {
       img.hidden = false;
@@ -226,9 +238,9 @@ class ServerCamera {
       const button = document.createElement("button");
       button.type = "button";
       button.className = "primary";
-      button.textContent = "apply";
+      button.textContent = t("apply");
       button.addEventListener("click", () => this.apply(s.action));
-      item.append(`${s.edge} laid `, cardChip(s.card), " — ", button);
+      item.append(...tx("{edge} laid {card}", { edge: edgeName(s.edge), card: cardChip(s.card) }), " — ", button);
       return item;
     }));
   }
@@ -239,11 +251,21 @@ class ServerCamera {
    this frame, so nothing of it could be saved: its button waits until the camera sees it. */
 function seenChip(card, onWrong) {
   const button = card.index_boxes.length
-    ? el("button", { type: "button", class: "wrong", "aria-label": `${card.card} is wrong`,
-        onclick: () => onWrong(card) }, "wrong?")
+    ? el("button", { type: "button", class: "wrong", "aria-label": t("{card} is wrong", { card: card.card }),
+        onclick: () => onWrong(card) }, t("wrong?"))
     : el("button", { type: "button", class: "wrong", disabled: "",
-        title: "not seen in this frame: hold the card in view" }, "wrong?");
+        title: t("not seen in this frame: hold the card in view") }, t("wrong?"));
   return el("span", { class: "seen" }, cardChip(card.card), button);
+}
+
+/* "Ann's hand", "Bob's play": a seat's cards of a role. */
+function roleOf(name, kind) {
+  switch (kind) {
+    case "hand": return t("{name}'s hand", { name });
+    case "crib": return t("{name}'s crib", { name });
+    case "play": return t("{name}'s play", { name });
+    default: return `${name}: ${roleName(kind)}`;
+  }
 }
 
 /* What the page's camera sees, role by role, and the show of each complete hand beside the
@@ -253,14 +275,14 @@ function renderCameraTable(list, table, seatName, onWrong) {
   if (!table) return;
   const byCard = new Map(table.cards.map((c) => [c.card, c]));
   const chip = (card) => seenChip(byCard.get(card), onWrong);  // every card is in `cards`
-  const who = (edge) => (table.seats[edge] === undefined ? edge : seatName(table.seats[edge]));
+  const who = (edge) => (table.seats[edge] === undefined ? edgeName(edge) : seatName(table.seats[edge]));
   for (const show of table.shows) {
-    const owner = show.seat === null ? show.edge : seatName(show.seat);
-    const items = show.items.map((i) => `${i.name} ${i.points}`).join(", ");
+    const owner = show.seat === null ? edgeName(show.edge) : seatName(show.seat);
+    const items = show.items.map((i) => `${itemName(i.name)} ${num(i.points)}`).join(", ");
     list.append(el("li", { class: "camera-show", "data-role": show.role, "data-edge": show.edge,
       "data-cards": show.hand.join(" "), "data-total": String(show.total) },
-      `${owner}'s ${show.role}: `, ...show.hand.map(chip), " + ", chip(show.starter),
-      " = ", el("b", {}, String(show.total)), items ? ` (${items})` : ""));
+      `${show.role === "crib" ? t("{name}'s crib", { name: owner }) : t("{name}'s hand", { name: owner })}: `, ...show.hand.map(chip), " + ", chip(show.starter),
+      " = ", el("b", {}, num(show.total)), items ? ` (${items})` : ""));
   }
   const shown = new Set(table.shows.flatMap((s) => s.hand));
   const rest = table.cards.filter((c) => !shown.has(c.card) && c.role !== "starter");
@@ -268,12 +290,12 @@ function renderCameraTable(list, table, seatName, onWrong) {
   for (const c of rest) roles.set(c.role, [...(roles.get(c.role) || []), c.card]);
   for (const [role, cards] of roles) {
     const [kind, edge] = role.split(":");
-    const label = edge ? `${who(edge)}'s ${kind}` : kind;
+    const label = edge ? roleOf(who(edge), kind) : roleName(kind);
     list.append(el("li", { "data-role": role, "data-cards": cards.join(" ") }, `${label}: `,
       ...cards.map(chip)));
   }
   if (table.starter && !table.shows.length) {
-    list.append(el("li", { "data-role": "starter", "data-cards": table.starter }, "starter: ",
+    list.append(el("li", { "data-role": "starter", "data-cards": table.starter }, `${tc("role", "starter")}: `,
       chip(table.starter)));
   }
 }

@@ -1,5 +1,6 @@
-/* Cards as text: "10H" -> "10♥"; the 52-card picker used for every manual entry; and `el`, the
-   small element builder every page script uses. */
+/* Cards as text: "10H" -> "10♥"; scoring items as text in the page's language; the 52-card
+   picker used for every manual entry; and `el`, the small element builder every page script
+   uses. */
 "use strict";
 const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
 const SUITS = [["S", "♠"], ["H", "♥"], ["D", "♦"], ["C", "♣"]];
@@ -14,6 +15,40 @@ function cardLabel(card) {
    written the way the rest of the page writes cards: 5♣+5♠, K♠. */
 function cardsInText(text) {
   return String(text).replace(/\b(10|[2-9AJQK])([SHDC])\b/g, (_, rank, suit) => rank + SUIT_SYMBOL[suit]);
+}
+
+/* A scoring item's name (the API's English `name`, a code here) in the page's language. */
+function itemName(name) {
+  const sized = /^(run|flush) of (\d+)$/.exec(name);
+  if (sized) {
+    const n = Number(sized[2]);
+    return sized[1] === "run" ? tc("item", "run of {n}", { n }) : tc("item", "flush of {n}", { n });
+  }
+  switch (name) {
+    case "fifteen": return tc("item", "fifteen");
+    case "pair": return tc("item", "pair");
+    case "pair royal": return tc("item", "pair royal");
+    case "double pair royal": return tc("item", "double pair royal");
+    case "his nobs": return tc("item", "his nobs");
+    case "go": return tc("item", "go");
+    case "last card": return tc("item", "last card");
+    default: return name;  // "15" and "31" in the play: numbers
+  }
+}
+
+/* An item as the engine writes it in its logs ("pair 8C+8D for 2", "15 for 2"), in the page's
+   language with suit symbols; anything else with suit symbols. */
+function itemText(text) {
+  const item = /^(.+?)(?: ((?:10|[2-9AJQK])[SHDC](?:\+(?:10|[2-9AJQK])[SHDC])*))? for (-?\d+)$/.exec(text);
+  if (!item) return cardsInText(text);
+  const [, name, cards, points] = item;
+  if (!cards) return t("{name} for {points}", { name: itemName(name), points: Number(points) });
+  return t("{name} {cards} for {points}", { name: itemName(name), cards: cardsInText(cards), points: Number(points) });
+}
+
+/* "Ann's hand", "Bob's crib". */
+function showOf(name, what) {
+  return what === "crib" ? t("{name}'s crib", { name }) : t("{name}'s hand", { name });
 }
 
 function isRed(card) {

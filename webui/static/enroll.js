@@ -3,7 +3,7 @@
    cancel, and the deck profiles (use, rename, re-tune, delete). All state lives on the server. */
 "use strict";
 const $ = (id) => document.getElementById(id);
-const SUIT_NAME = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
+const SUIT_NAME = { C: () => t("clubs"), D: () => t("diamonds"), H: () => t("hearts"), S: () => t("spades") };
 const SUIT_LETTER = { "♣": "C", "♦": "D", "♥": "H", "♠": "S", "♧": "C", "♢": "D", "♡": "H", "♤": "S" };
 const POLL_MS = 1000;
 let session = null;   // the enrolment session as the server last answered it
@@ -13,7 +13,8 @@ let pollTimer = null;
 let stream = null;    // the browser camera's stream while it is on
 
 function percent(value) {
-  return typeof value === "number" ? `${Math.round(value * 1000) / 10}%` : "n/a";
+  return typeof value === "number"
+    ? new Intl.NumberFormat(LANG, { style: "percent", maximumFractionDigits: 1 }).format(value) : t("n/a");
 }
 
 /* One API call; `body` is JSON, or a Blob sent as an image. */
@@ -31,7 +32,7 @@ async function call(method, path, body) {
   try {
     response = await fetch(path, options);
   } catch (error) {
-    $("error").textContent = `The server cannot be reached: ${error}`;
+    $("error").textContent = t("The server cannot be reached: {error}", { error: String(error) });
     return { ok: false, status: 0, answer: {} };
   }
   const answer = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
@@ -51,33 +52,33 @@ async function loadDecks() {
 }
 
 function deckLine(deck) {
-  if (!deck.tuned) return `not tuned yet · ${deck.cards} cards saved`;
-  let text = `tuned · held-out corners read ${percent(deck.accuracy_before)} → ${percent(deck.accuracy_after)}`;
-  if (deck.kept_base) text += " · uses the base reader (the tune read clearly worse)";
-  if (deck.ink === "light") text += " · printed light on dark";
-  text += ` · ${deck.cards} cards`;
-  if (deck.corrections) text += ` · ${deck.corrections} game correction${deck.corrections === 1 ? "" : "s"}`;
-  if (deck.needs_tune) text += " · tune again to use the new cards";
+  if (!deck.tuned) return tn("not tuned yet · {n} card saved", "not tuned yet · {n} cards saved", deck.cards);
+  let text = t("tuned · held-out corners read {before} → {after}", { before: percent(deck.accuracy_before), after: percent(deck.accuracy_after) });
+  if (deck.kept_base) text += " · " + t("uses the base reader (the tune read clearly worse)");
+  if (deck.ink === "light") text += " · " + t("printed light on dark");
+  text += " · " + tn("{n} card", "{n} cards", deck.cards);
+  if (deck.corrections) text += " · " + tn("{n} game correction", "{n} game corrections", deck.corrections);
+  if (deck.needs_tune) text += " · " + t("tune again to use the new cards");
   return text;
 }
 
 function renderDecks(state) {
   $("in-use").textContent = state.active
-    ? `Reading with the deck “${state.active}”.` : "Reading with the base model (no deck chosen).";
+    ? t("Reading with the deck “{name}”.", { name: state.active }) : t("Reading with the base model (no deck chosen).");
   $("use-base").disabled = !state.active;
-  $("tune-unavailable").textContent = state.tuning ? "" : `Tuning is unavailable here: ${state.tuning_unavailable}`;
+  $("tune-unavailable").textContent = state.tuning ? "" : t("Tuning is unavailable here: {why}", { why: state.tuning_unavailable });
   const busy = state.tune.state === "running" || state.tune.state === "cancelling";
   const items = state.decks.map((deck) => el("li", { "data-deck": deck.name },
     el("div", { class: "deck-name" }, el("b", {}, deck.name),
-      deck.active ? el("span", { class: "tag" }, "in use") : ""),
+      deck.active ? el("span", { class: "tag" }, t("in use")) : ""),
     el("div", { class: "muted" }, deckLine(deck)),
     el("div", { class: "deck-actions" },
-      button("Use", () => useDeck(deck.name), { disabled: deck.active || !deck.tuned,
-        title: deck.tuned ? "read the cards with this deck's reader" : "tune it first" }),
-      button("Rename", () => renameDeck(deck.name)),
-      button("Tune again", () => retune(deck.name), { disabled: busy || !state.tuning || !deck.crops }),
-      button("Delete", () => deleteDeck(deck.name)))));
-  $("decks").replaceChildren(...(items.length ? items : [el("li", { class: "muted" }, "No decks yet.")]));
+      button(t("Use"), () => useDeck(deck.name), { disabled: deck.active || !deck.tuned,
+        title: deck.tuned ? t("read the cards with this deck's reader") : t("tune it first") }),
+      button(t("Rename"), () => renameDeck(deck.name)),
+      button(t("Tune again"), () => retune(deck.name), { disabled: busy || !state.tuning || !deck.crops }),
+      button(t("Delete"), () => deleteDeck(deck.name)))));
+  $("decks").replaceChildren(...(items.length ? items : [el("li", { class: "muted" }, t("No decks yet."))]));
   renderTune(state.tune);
 }
 
@@ -95,14 +96,14 @@ async function useDeck(name) {
 }
 
 async function renameDeck(name) {
-  const given = prompt(`Rename the deck “${name}” to:`, name);
+  const given = prompt(t("Rename the deck “{name}” to:", { name }), name);
   if (given === null || given.trim() === name) return;
   const answer = await api("PATCH", `/api/decks/${encodeURIComponent(name)}`, { name: given.trim() });
   if (answer) renderDecks(answer);
 }
 
 async function deleteDeck(name) {
-  if (!confirm(`Delete the deck “${name}”, its saved cards and its tuned reader?`)) return;
+  if (!confirm(t("Delete the deck “{name}”, its saved cards and its tuned reader?", { name }))) return;
   const answer = await api("DELETE", `/api/decks/${encodeURIComponent(name)}`);
   if (answer) renderDecks(answer);
 }
@@ -121,19 +122,20 @@ function renderTune(tune) {
   $("tune-deck").textContent = tune.deck ? `“${tune.deck}”` : "";
   $("tune-progress").value = tune.fraction || 0;
   $("tune-progress").hidden = !running && tune.state !== "done";
-  const seconds = typeof tune.seconds === "number" ? ` · ${Math.round(tune.seconds)} s` : "";
+  const seconds = typeof tune.seconds === "number" ? ` · ${num(Math.round(tune.seconds))} s` : "";
   $("tune-text").textContent = running
-    ? `${tune.text} (${Math.round((tune.fraction || 0) * 100)}%)${seconds}` : `${tune.text}${seconds}`;
+    ? `${tune.text} (${pct(tune.fraction || 0)})${seconds}` : `${tune.text}${seconds}`;
   $("tune-cancel").hidden = !running;
   $("tune-cancel").disabled = tune.state === "cancelling";
   let result = "";
   if (tune.state === "done") {
     result = tune.held_out
-      ? `Held-out corners (${tune.held_out} × 8 angles) read right: base reader ${percent(tune.accuracy_before)} → tuned ${percent(tune.accuracy_after)}.`
-      : "Tuned (no corner was held back to measure it).";
-    if (tune.kept_base) result += " The tuned reader read them clearly worse, so this deck keeps the base reader; its cards stay saved for a later tune.";
+      ? t("Held-out corners ({count} × 8 angles) read right: base reader {before} → tuned {after}.",
+        { count: tune.held_out, before: percent(tune.accuracy_before), after: percent(tune.accuracy_after) })
+      : t("Tuned (no corner was held back to measure it).");
+    if (tune.kept_base) result += " " + t("The tuned reader read them clearly worse, so this deck keeps the base reader; its cards stay saved for a later tune.");
   } else if (tune.state === "failed") {
-    result = `The tune failed: ${tune.error}. The deck's previous reader is kept.`;
+    result = t("The tune failed: {error}. The deck's previous reader is kept.", { error: tune.error });
   }
   $("tune-result").textContent = result;
   $("tune-result").className = "tune-result" + (tune.state === "failed" ? " error" : "");
@@ -173,14 +175,14 @@ $("start-form").addEventListener("submit", async (event) => {
   $("shoot-panel").hidden = false;
   $("check-panel").hidden = false;
   $("finish-status").textContent = answer.replaces
-    ? `A deck named “${answer.name}” exists: saving replaces its cards (its tuned reader stays until the new tune succeeds).`
+    ? t("A deck named “{name}” exists: saving replaces its cards (its tuned reader stays until the new tune succeeds).", { name: answer.name })
     : "";
   renderSession();
   $("shoot-panel").scrollIntoView({ behavior: "smooth", block: "start" });
 });
 
 // -- shots --------------------------------------------------------------------------------------
-function suitLabel(suit) { return `${SUIT_SYMBOL[suit]} ${SUIT_NAME[suit]}`; }
+function suitLabel(suit) { return `${SUIT_SYMBOL[suit]} ${SUIT_NAME[suit]()}`; }
 
 function renderShotPrompt() {
   const next = session.next_suit;
@@ -188,16 +190,15 @@ function renderShotPrompt() {
   let title;
   let help;
   if (session.mode === "any") {
-    title = `Photo ${number}: any arrangement`;
-    help = "Lay out as many cards as fit, face up and apart; take photos until every card of the " +
-      "deck has been in one, each card once.";
+    title = t("Photo {number}: any arrangement", { number });
+    help = t("Lay out as many cards as fit, face up and apart; take photos until every card of the deck has been in one, each card once.");
   } else if (next) {
-    title = `Photo ${number}: the ${suitLabel(next)}, A to K`;
-    help = `Lay the ${SUIT_NAME[next]} out A, 2, 3 … K in rows, left to right and top to bottom, ` +
-      "face up and apart on a darker cloth, then take the photo from above.";
+    title = t("Photo {number}: the {suit}, A to K", { number, suit: suitLabel(next) });
+    help = t("Lay the {suit} out A, 2, 3 … K in rows, left to right and top to bottom, face up and apart on a darker cloth, then take the photo from above.",
+      { suit: SUIT_NAME[next]() });
   } else {
-    title = "Every suit is photographed";
-    help = "Check the cards below, or retake a photo.";
+    title = t("Every suit is photographed");
+    help = t("Check the cards below, or retake a photo.");
   }
   $("shot-title").textContent = title;
   $("shot-help").textContent = help;
@@ -208,23 +209,25 @@ function renderShotPrompt() {
 
 function renderShots() {
   $("shots").replaceChildren(...session.shots.map((shot) => el("li", {},
-    `Photo ${shot.shot}${shot.suit ? ` (${suitLabel(shot.suit)})` : ""}: ${shot.cards} card${shot.cards === 1 ? "" : "s"} `,
-    button("Retake", () => dropShot(shot.shot)))));
+    (shot.suit ? tn("Photo {number} ({suit}): {n} card", "Photo {number} ({suit}): {n} cards", shot.cards, { number: shot.shot, suit: suitLabel(shot.suit) })
+      : tn("Photo {number}: {n} card", "Photo {number}: {n} cards", shot.cards, { number: shot.shot })) + " ",
+    button(t("Retake"), () => dropShot(shot.shot)))));
 }
 
 async function sendShot(blob) {
   const suit = session.next_suit;
-  $("shot-status").textContent = "Finding the cards…";
+  $("shot-status").textContent = t("Finding the cards…");
   const { ok, status, answer } = await call("POST", `/api/enroll/${session.id}/shots`, blob);
   if (!ok) {
-    $("shot-status").textContent = answer.error || `the photo was refused (${status})`;
+    $("shot-status").textContent = answer.error || t("the photo was refused ({status})", { status: String(status) });
     if (status === 404) $("error").textContent = answer.error;
     return;
   }
   session = answer;
   const found = answer.added.cards;
-  $("shot-status").textContent = `Found ${found} card${found === 1 ? "" : "s"}` +
-    (suit ? ` of the ${SUIT_NAME[suit]}.` : ".");
+  $("shot-status").textContent = suit
+    ? tn("Found {n} card of the {suit}.", "Found {n} cards of the {suit}.", found, { suit: SUIT_NAME[suit]() })
+    : tn("Found {n} card.", "Found {n} cards.", found);
   renderSession();
 }
 
@@ -244,13 +247,11 @@ $("shot-file").addEventListener("change", async (event) => {
 $("camera-start").addEventListener("click", async () => {
   if (stream) { stopCamera(); return; }
   if (!window.isSecureContext) {
-    $("shot-status").textContent = "This browser only allows the camera on a secure page (HTTPS): " +
-      "start the server with `cribcam serve --lan` and open the https:// address it prints, or " +
-      "choose a photo instead.";
+    $("shot-status").textContent = t("This browser only allows the camera on a secure page (HTTPS): start the server with `cribcam serve --lan` and open the https:// address it prints, or choose a photo instead.");
     return;
   }
   if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
-    $("shot-status").textContent = "This browser has no camera access: choose a photo instead.";
+    $("shot-status").textContent = t("This browser has no camera access: choose a photo instead.");
     return;
   }
   try {
@@ -259,8 +260,7 @@ $("camera-start").addEventListener("click", async () => {
       audio: false,
     });
   } catch (error) {
-    $("shot-status").textContent = `The camera was refused (${error.name}): allow it in the ` +
-      "browser's site settings, or choose a photo instead.";
+    $("shot-status").textContent = t("The camera was refused ({error}): allow it in the browser's site settings, or choose a photo instead.", { error: error.name });
     return;
   }
   const video = $("camera-video");
@@ -268,7 +268,7 @@ $("camera-start").addEventListener("click", async () => {
   video.hidden = false;
   await video.play();
   $("camera-shoot").hidden = false;
-  $("camera-start").textContent = "Stop the camera";
+  $("camera-start").textContent = t("Stop the camera");
 });
 
 function stopCamera() {
@@ -277,7 +277,7 @@ function stopCamera() {
   $("camera-video").srcObject = null;
   $("camera-video").hidden = true;
   $("camera-shoot").hidden = true;
-  $("camera-start").textContent = "Use the camera";
+  $("camera-start").textContent = t("Use the camera");
 }
 
 $("camera-shoot").addEventListener("click", async () => {
@@ -309,17 +309,18 @@ function renderProblems() {
   const dup = Object.entries(session.duplicates);
   for (const [card, numbers] of dup) {
     out.push(el("div", { class: "flag over" }, cardChip(card),
-      ` appears ${numbers.length} times: cards ${numbers.map((n) => `#${n}`).join(", ")}. Tap the wrong one to correct it.`));
+      " " + t("appears {count} times: cards {numbers}. Tap the wrong one to correct it.",
+        { count: numbers.length, numbers: numbers.map((n) => `#${n}`).join(", ") })));
   }
   if (session.missing.length && session.candidates.length) {
-    const label = session.mode === "any" ? `Not seen yet (${session.missing.length}): ` : "Missing: ";
+    const label = session.mode === "any" ? t("Not seen yet ({count}):", { count: session.missing.length }) + " " : t("Missing:") + " ";
     out.push(el("div", { class: "flag short" }, label, ...chips(session.missing)));
   }
   if (session.flagged) {
     out.push(el("div", { class: "flag short" },
-      `${session.flagged} card${session.flagged === 1 ? "" : "s"} to check (marked).`));
+      tn("{n} card to check (marked).", "{n} cards to check (marked).", session.flagged)));
   } else if (session.candidates.length && !dup.length) {
-    out.push(el("div", { class: "flag exact" }, `${session.cards} cards ready.`));
+    out.push(el("div", { class: "flag exact" }, tn("{n} card ready.", "{n} cards ready.", session.cards)));
   }
   $("problems").replaceChildren(...out);
 }
@@ -334,11 +335,12 @@ function renderGrid() {
     if (duplicated.has(c.number)) classes.push("duplicate");
     const label = c.card
       ? el("span", { class: "label" + (isRed(c.card) ? " red" : "") }, cardLabel(c.card))
-      : el("span", { class: "label" }, "not a card");
+      : el("span", { class: "label" }, t("not a card"));
     const why = c.flagged
-      ? el("span", { class: "why" }, c.disagree ? `model ${cardLabel(c.model)}?` : "unsure") : "";
+      ? el("span", { class: "why" }, c.disagree ? t("model {card}?", { card: cardLabel(c.model) }) : t("unsure")) : "";
     const tile = el("button", { type: "button", class: classes.join(" "), "data-number": String(c.number),
-      "aria-label": `card ${c.number}: ${c.card || "not a card"}${c.flagged ? ", to check" : ""}` },
+      "aria-label": (c.flagged ? t("card {number}: {card}, to check", { number: c.number, card: c.card || t("not a card") })
+        : t("card {number}: {card}", { number: c.number, card: c.card || t("not a card") })) },
       el("img", { src: c.crop, alt: "", loading: "lazy", width: "96", height: "96" }),
       el("span", { class: "num" }, `#${c.number}`), label, why);
     tile.addEventListener("click", () => openFix(c));
@@ -351,10 +353,11 @@ const picker = new CardPicker($("picker"), (chosen) => { $("fix-ok").disabled = 
 
 function openFix(candidate) {
   fixing = candidate;
-  const parts = [`Card #${candidate.number}: `];
-  if (candidate.layout) parts.push(`the layout says ${cardLabel(candidate.layout)}, `);
-  parts.push(`the model reads ${cardLabel(candidate.model)} (${Math.round(candidate.confidence * 100)}%). What is it?`);
-  $("fix-prompt").textContent = parts.join("");
+  const values = { number: candidate.number, model: cardLabel(candidate.model), confidence: pct(candidate.confidence) };
+  $("fix-prompt").textContent = candidate.layout
+    ? t("Card #{number}: the layout says {layout}, the model reads {model} ({confidence}). What is it?",
+      { ...values, layout: cardLabel(candidate.layout) })
+    : t("Card #{number}: the model reads {model} ({confidence}). What is it?", values);
   $("fix-img").src = candidate.crop;
   picker.reset(1, []);
   if (candidate.card) picker.toggle(candidate.card);
@@ -381,8 +384,8 @@ async function finish(tune) {
   $("finish").disabled = !session.ready;
   $("save-only").disabled = !session.ready;
   if (answer.deck) {
-    $("finish-status").textContent = `Saved ${answer.deck.cards} cards in the deck “${answer.deck.name}”.` +
-      (status === 202 ? " Tuning…" : "");
+    $("finish-status").textContent = tn("Saved {n} card in the deck “{name}”.", "Saved {n} cards in the deck “{name}”.",
+      answer.deck.cards, { name: answer.deck.name }) + (status === 202 ? " " + t("Tuning…") : "");
   }
   if (!ok) {
     $("error").textContent = answer.error || `HTTP ${status}`;

@@ -8,7 +8,7 @@ let state = null;
 let pickerAction = null;  // what the picker's OK does with the chosen cards
 let pickerUnavailable = [];  // the cards the open picker greys out
 
-function seatName(seat) { return state.names[seat] || `Seat ${seat + 1}`; }
+function seatName(seat) { return state.names[seat] || t("Seat {number}", { number: seat + 1 }); }
 function sideNames() {
   if (state.settings.players !== 4) return state.names.slice();
   return [`${state.names[0]} & ${state.names[2]}`, `${state.names[1]} & ${state.names[3]}`];
@@ -20,6 +20,81 @@ function sideOf(seat) { return state.settings.players === 4 ? seat % 2 : seat; }
 function tableWords(text) {
   return cardsInText(text).replace(/\bseat (\d)\b/g, (whole, n) =>
     state && Number(n) < state.names.length ? seatName(Number(n)) : whole);
+}
+
+/* The engine's codes in the page's language: a step of the play, a kind of score, a skunk. */
+function pegAction(action) {
+  switch (action) {
+    case "go": return tc("peg", "go");
+    case "go point": return tc("peg", "go point");
+    case "last card": return tc("peg", "last card");
+    default: return action;
+  }
+}
+function eventName(kind) {
+  switch (kind) {
+    case "three for last": return tc("event", "three for last");
+    case "his heels": return tc("event", "his heels");
+    case "play": return tc("event", "play");
+    case "go": return tc("event", "go");
+    case "go point": return tc("event", "go point");
+    case "last card": return tc("event", "last card");
+    case "hand": return tc("event", "hand");
+    case "crib": return tc("event", "crib");
+    case "muggins": return tc("event", "muggins");
+    case "penalty": return tc("event", "penalty");
+    case "correction": return tc("event", "correction");
+    default: return kind;
+  }
+}
+function skunkName(level) {
+  switch (level) {
+    case "skunk": return t("skunk");
+    case "double": return t("double skunk");
+    case "triple": return t("triple skunk");
+    default: return level;
+  }
+}
+
+/* A claim checked against the count (the API's numbers, not its English description). */
+function claimText(claim) {
+  if (claim.outcome === "exact") return t("claimed {claimed}: exact", { claimed: claim.claimed });
+  if (claim.outcome === "over") {
+    return t("claimed {claimed} but the count is {actual}: over by {over}",
+      { claimed: claim.claimed, actual: claim.actual, over: claim.claimed - claim.actual });
+  }
+  return t("claimed {claimed} of {actual}: missed: {items}",
+    { claimed: claim.claimed, actual: claim.actual, items: claim.missed_items.map(itemText).join(", ") });
+}
+
+/* A score's note in the log: the engine's English, in the page's language where it is one of
+   the engine's fixed forms; otherwise as written, in the table's words. */
+function noteText(note) {
+  const seat = (n) => seatName(Number(n));
+  let m;
+  if (note === "three for last to the non-dealer") return t("three for last to the non-dealer");
+  if (note === "manual correction") return t("manual correction");
+  if ((m = /^called for (\d+)$/.exec(note))) return t("called for {points}", { points: Number(m[1]) });
+  if ((m = /^muggins on seat (\d+): (.*)$/.exec(note))) return t("muggins on {name}: {claim}", { name: seat(m[1]), claim: descriptionText(m[2]) });
+  if ((m = /^wrong muggins call by seat (\d+) for (\d+): nothing was missed( \(no penalty\))?$/.exec(note))) {
+    const text = t("wrong muggins call by {name} for {points}: nothing was missed", { name: seat(m[1]), points: Number(m[2]) });
+    return m[3] ? `${text} ${t("(no penalty)")}` : text;
+  }
+  if ((m = /^false claim of game \((.*)\): 15 back$/.exec(note))) return t("false claim of game ({claim}): 15 back", { claim: descriptionText(m[1]) });
+  if ((m = /^false claim of game by seat (\d+): overclaimed points$/.exec(note))) return t("false claim of game by {name}: overclaimed points", { name: seat(m[1]) });
+  return tableWords(note);
+}
+/* A claim's English description (inside a note) in the page's language. */
+function descriptionText(text) {
+  let m;
+  if ((m = /^claimed (\d+): exact$/.exec(text))) return claimText({ outcome: "exact", claimed: Number(m[1]) });
+  if ((m = /^claimed (\d+) but the count is (\d+): over by \d+$/.exec(text))) {
+    return claimText({ outcome: "over", claimed: Number(m[1]), actual: Number(m[2]) });
+  }
+  if ((m = /^claimed (\d+) of (\d+): missed: (.*)$/.exec(text))) {
+    return claimText({ outcome: "short", claimed: Number(m[1]), actual: Number(m[2]), missed_items: m[3].split(", ") });
+  }
+  return tableWords(text);
 }
 
 /* An error is shown next to the control that caused it (a player looks where they tapped):
@@ -48,7 +123,7 @@ async function api(method, path, body) {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (error) {
-    showError(`The server cannot be reached: ${error}`);
+    showError(t("The server cannot be reached: {error}", { error: String(error) }));
     return null;
   }
   const answer = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
@@ -154,9 +229,9 @@ function renderScores() {
   sideNames().forEach((name, side) => {
     const turnSide = state.turn === null ? null : sideOf(state.turn);
     const tags = [];
-    if (state.dealer !== null && sideOf(state.dealer) === side) tags.push("deals · crib");
+    if (state.dealer !== null && sideOf(state.dealer) === side) tags.push(t("deals · crib"));
     box.append(el("div", { class: "score" + (turnSide === side ? " turn" : "") },
-      el("div", {}, name), el("div", { class: "n" }, String(state.scores[side])),
+      el("div", {}, name), el("div", { class: "n" }, num(state.scores[side])),
       el("div", { class: "tag" }, tags.join(" "))));
   });
 }
@@ -165,26 +240,26 @@ function renderScores() {
 function renderBar() {
   const turnSide = state.turn === null ? null : sideOf(state.turn);
   const parts = sideNames().map((name, side) => el("span", { class: "bar-side" + (turnSide === side ? " turn" : "") },
-    `${name} `, el("b", {}, String(state.scores[side]))));
+    `${name} `, el("b", {}, num(state.scores[side]))));
   if (state.phase === "play") {
-    parts.push(el("span", { class: "bar-count" }, "count ", el("b", {}, String(state.count))),
-      el("span", { class: "bar-turn" }, `${seatName(state.turn)} to play`));
+    parts.push(el("span", { class: "bar-count" }, ...tx("count {count}", { count: el("b", {}, num(state.count)) })),
+      el("span", { class: "bar-turn" }, t("{name} to play", { name: seatName(state.turn) })));
   }
   $("bar").replaceChildren(...parts);
 }
 
 function renderMatch() {
   const m = state.match;
-  let text = `Game to ${state.settings.target}`;
+  let text = t("Game to {target}", { target: state.settings.target });
   if (m.games_per_match > 1) {
-    text += ` · match: game ${m.games.indexOf(state.id) + 1} of ${m.games_per_match}; ` +
-      `match points ${m.standings.join("–")}`;
+    text += " · " + t("match: game {number} of {games}; match points {standings}", {
+      number: m.games.indexOf(state.id) + 1, games: m.games_per_match, standings: m.standings.map(num).join("–") });
   }
   if (state.outcome) {
     const o = state.outcome;
     const skunks = Object.entries(o.skunks).filter(([, l]) => l !== "none")
-      .map(([side, level]) => `${sideNames()[side]}: ${level}`);
-    text += ` · ${sideNames()[o.winner]} wins ${o.scores.join("–")}` +
+      .map(([side, level]) => `${sideNames()[side]}: ${skunkName(level)}`);
+    text += " · " + t("{name} wins {scores}", { name: sideNames()[o.winner], scores: o.scores.map(num).join("–") }) +
       (skunks.length ? ` (${skunks.join(", ")})` : "");
   }
   $("match").textContent = text;
@@ -215,8 +290,8 @@ function renderNow() {
   controls.replaceChildren();
   closePicker();
   $("count-box").hidden = state.phase !== "play";
-  $("count").textContent = String(state.count);
-  $("turn").textContent = state.turn === null ? "" : `${seatName(state.turn)} to play`;
+  $("count").textContent = num(state.count);
+  $("turn").textContent = state.turn === null ? "" : t("{name} to play", { name: seatName(state.turn) });
   $("count-cards").replaceChildren(...state.count_cards.map((c) => el("li", {}, cardChip(c))));
   const title = $("now-title");
   const settings = state.settings;
@@ -227,24 +302,24 @@ function renderNow() {
   const seats = [...Array(settings.players).keys()];
   switch (state.phase) {
     case "cut for deal":
-      title.textContent = "Who deals first?";
-      seats.forEach((s) => button(`${seatName(s)} deals`, () => act({ kind: "dealer", seat: s })));
-      button("Enter the cut cards", () => openPicker(
-        `One cut card per seat, in seat order (${state.names.join(", ")})`, settings.players, {},
+      title.textContent = t("Who deals first?");
+      seats.forEach((s) => button(t("{name} deals", { name: seatName(s) }), () => act({ kind: "dealer", seat: s })));
+      button(t("Enter the cut cards"), () => openPicker(
+        t("One cut card per seat, in seat order ({names})", { names: state.names.join(", ") }), settings.players, {},
         (cards) => act({ kind: "cut", cards })));
       break;
     case "deal":
-      title.textContent = `Deal ${state.deal + 1}: ${seatName(state.dealer)} deals`;
+      title.textContent = t("Deal {number}: {name} deals", { number: state.deal + 1, name: seatName(state.dealer) });
       // the usual deal, hands hidden, is one tap: the starter says it was dealt and laid away
-      openPicker("Hands hidden: once everyone has laid away, tap the starter card", 1, {}, async (cards) => {
+      openPicker(t("Hands hidden: once everyone has laid away, tap the starter card"), 1, {}, async (cards) => {
         if (!await act({ kind: "deal" })) return;
         for (const s of seats) if (!await act({ kind: "discard", seat: s })) return;
         await act({ kind: "starter", card: cards[0] });
       });
-      button("Dealt (hands stay hidden)", () => act({ kind: "deal" }));
-      button("Enter the dealt hands", () => {
-        const steps = seats.map((s) => ({ prompt: `${seatName(s)}'s ${per} cards`, wanted: per }));
-        if (settings.players === 3) steps.push({ prompt: "The card dealt to the crib", wanted: 1 });
+      button(t("Dealt (hands stay hidden)"), () => act({ kind: "deal" }));
+      button(t("Enter the dealt hands"), () => {
+        const steps = seats.map((s) => ({ prompt: t("{name}'s {count} cards", { name: seatName(s), count: per }), wanted: per }));
+        if (settings.players === 3) steps.push({ prompt: t("The card dealt to the crib"), wanted: 1 });
         pickSequence(steps, (hands) => {
           const body = { kind: "deal", hands: hands.slice(0, settings.players) };
           if (settings.players === 3) body.crib_card = hands[3][0];
@@ -253,48 +328,48 @@ function renderNow() {
       });
       break;
     case "discard": {
-      title.textContent = "Lay away to the crib";
+      title.textContent = t("Lay away to the crib");
       const done = new Set(currentDealLog().filter((a) => a.kind === "discard").map((a) => a.seat));
       for (const s of seats.filter((seat) => !done.has(seat))) {
-        if (!state.hands_known) button(`${seatName(s)}: laid away`, () => act({ kind: "discard", seat: s }), true);
-        button(`${seatName(s)}: name the ${away === 1 ? "card" : "cards"}`, () => openPicker(
-          `${seatName(s)} lays away ${away}`, away, { only: heldBy(s) },
+        if (!state.hands_known) button(t("{name}: laid away", { name: seatName(s) }), () => act({ kind: "discard", seat: s }), true);
+        button(away === 1 ? t("{name}: name the card", { name: seatName(s) }) : t("{name}: name the cards", { name: seatName(s) }), () => openPicker(
+          t("{name} lays away {count}", { name: seatName(s), count: away }), away, { only: heldBy(s) },
           (cards) => act({ kind: "discard", seat: s, cards })));
       }
       break;
     }
     case "starter":
-      title.textContent = "Turn the starter";
-      openPicker("The starter card (a jack: his heels, 2 to the dealer)", 1, {},
+      title.textContent = t("Turn the starter");
+      openPicker(t("The starter card (a jack: his heels, 2 to the dealer)"), 1, {},
         (cards) => act({ kind: "starter", card: cards[0] }));
       break;
     case "play":
-      title.textContent = `The play · starter ${state.starter ? cardLabel(state.starter) : ""}`;
+      title.textContent = t("The play · starter {card}", { card: state.starter ? cardLabel(state.starter) : "" });
       // only what may be laid: a card past 31 is not offered
       const fits = (card) => pipValue(card) <= 31 - state.count;
       const held = heldBy(state.turn);
-      openPicker(`${seatName(state.turn)} lays a card (a claim goes in first)`, 1,
+      openPicker(t("{name} lays a card (a claim goes in first)", { name: seatName(state.turn) }), 1,
         { claim: true, only: held && held.filter(fits), extraUnavailable: [...picker.buttons.keys()].filter((c) => !fits(c)) },
         (cards, claim) => act({ kind: "play", seat: state.turn, card: cards[0], claim }));
-      if (goPossible()) button(`${seatName(state.turn)}: go`, () => act({ kind: "go", seat: state.turn }));
+      if (goPossible()) button(t("{name}: go", { name: seatName(state.turn) }), () => act({ kind: "go", seat: state.turn }));
       break;
     case "show":
     case "over": {
       const nxt = state.next_show;
-      if (state.phase === "over") title.textContent = "Game over";  // the over panel says the rest
+      if (state.phase === "over") title.textContent = t("Game over");  // the over panel says the rest
       if (nxt) {
-        const whose = nxt.what === "crib" ? `${seatName(nxt.seat)}'s crib` : `${seatName(nxt.seat)}'s hand`;
-        if (state.phase === "show") title.textContent = `The show: ${whose}`;
+        const whose = showOf(seatName(nxt.seat), nxt.what);
+        if (state.phase === "show") title.textContent = t("The show: {whose}", { whose });
         const size = settings.variant === "five-card" && nxt.what === "hand" ? 3 : 4;
         const known = shownCards(nxt);
         if (known) {
           // the cards are known (entered, or laid in the play): proposed, one tap on OK
-          openPicker(`Count ${whose} (starter ${cardLabel(state.starter)}); a claim is checked`, size,
+          openPicker(t("Count {whose} (starter {card}); a claim is checked", { whose, card: cardLabel(state.starter) }), size,
             { claim: true, only: known, chosen: known, auto: false },
             (cards, claim) => act({ kind: "show", claim }));
         } else {
-          openPicker(`Count ${whose} (starter ${cardLabel(state.starter)}): tap its ${size} cards ` +
-            "(a claim goes in first)", size, { claim: true },
+          openPicker(t("Count {whose} (starter {card}): tap its {count} cards (a claim goes in first)",
+            { whose, card: cardLabel(state.starter), count: size }), size, { claim: true },
             (cards, claim) => act({ kind: "show", cards, claim }));
         }
       }
@@ -346,13 +421,13 @@ function renderMuggins() {
   box.hidden = false;
   const check = open || last.claim;
   const who = open ? seatName(open.seat) : seatName(last.seat);
-  box.append(el("div", { class: `flag ${check.outcome}` }, `${who}: ${tableWords(check.description)}`));
+  box.append(el("div", { class: `flag ${check.outcome}` }, `${who}: ${claimText(check)}`));
   if (open && open.outcome === "short" && state.settings.muggins) {
     for (let s = 0; s < state.settings.players; s++) {
       if (sideOf(s) === sideOf(open.seat)) continue;
       box.append(el("button", { type: "button", class: "primary",
         onclick: () => act({ kind: "muggins", seat: s, points: open.missed }) },
-        `Muggins! ${seatName(s)} takes ${open.missed}`));
+        t("Muggins! {name} takes {points}", { name: seatName(s), points: open.missed })));
     }
   }
 }
@@ -366,26 +441,30 @@ function renderOver() {
   const names = sideNames();
   const loser = o.scores.findIndex((_, side) => side !== o.winner);
   const skunk = Object.entries(o.skunks).find(([, level]) => level !== "none");
-  const skunkText = { skunk: "skunked", double: "double skunked", triple: "triple skunked" };
+  const skunkText = {
+    skunk: (name) => t("{name} is skunked", { name }),
+    double: (name) => t("{name} is double skunked", { name }),
+    triple: (name) => t("{name} is triple skunked", { name }),
+  };
   const m = state.match;
   const parts = [
-    el("div", { class: "over-winner" }, `${names[o.winner]} wins`),
-    el("div", { class: "over-score" }, `${o.scores[o.winner]} – ${o.scores[loser]}`),
+    el("div", { class: "over-winner" }, t("{name} wins", { name: names[o.winner] })),
+    el("div", { class: "over-score" }, `${num(o.scores[o.winner])} – ${num(o.scores[loser])}`),
     el("div", { class: "over-skunk" }, skunk
-      ? `${names[skunk[0]]} is ${skunkText[skunk[1]] || skunk[1]}` : "No skunk"),
+      ? (skunkText[skunk[1]] || ((name) => `${name}: ${skunk[1]}`))(names[skunk[0]]) : t("No skunk")),
   ];
   if (m.games_per_match > 1) {
-    const standing = names.map((n, side) => `${n} ${m.standings[side]}`).join(" – ");
+    const standing = names.map((n, side) => `${n} ${num(m.standings[side])}`).join(" – ");
     parts.push(el("div", { class: "over-match" }, m.over
-      ? `Match over: ${names[m.winner]} wins the match (${standing})`
-      : `Match points after game ${m.finished} of ${m.games_per_match}: ${standing}`));
+      ? t("Match over: {name} wins the match ({standing})", { name: names[m.winner], standing })
+      : t("Match points after game {number} of {games}: {standing}", { number: m.finished, games: m.games_per_match, standing })));
   }
   const next = !m.over && m.games[m.games.length - 1] === state.id
     ? el("button", { type: "button", class: "primary", onclick: async () => {
       const answer = await api("POST", `/api/games/${GAME}/next`);
       if (answer) location.href = `/games/${answer.id}`;
-    } }, "Next game")
-    : el("a", { href: "/", class: "button primary" }, "New game");
+    } }, t("Next game"))
+    : el("a", { href: "/", class: "button primary" }, t("New game"));
   parts.push(next);
   box.replaceChildren(...parts);
 }
@@ -401,47 +480,49 @@ function renderSummary() {
   const from = (seat, kinds, not = false) => events
     .filter((e) => e.seat === seat && kinds.includes(e.kind) !== not).reduce((sum, e) => sum + e.points, 0);
   const other = ["hand", "crib", "muggins", "penalty", "correction"];
-  const cell = (n) => el("td", { class: "n" }, String(n));
+  const cell = (n) => el("td", { class: "n" }, num(n));
   const rows = state.names.map((name, seat) => el("tr", { "data-seat": String(seat) },
     el("th", {}, name), cell(from(seat, other, true)), cell(from(seat, ["hand"])),
     cell(from(seat, ["crib"])), cell(from(seat, ["muggins", "penalty", "correction"])),
     cell(events.filter((e) => e.seat === seat).reduce((sum, e) => sum + e.points, 0)),
     cell(state.scores[sideOf(seat)])));
-  box.replaceChildren(el("h3", {}, `Deal ${deal} summary`), el("table", { class: "summary-table" },
-    el("tr", {}, ...["", "pegging", "hand", "crib", "other", "deal", "score"].map((h) => el("th", {}, h))), ...rows));
+  const heads = ["", t("pegging"), t("hand"), t("crib"), t("other"), t("deal"), t("score")];
+  box.replaceChildren(el("h3", {}, t("Deal {number} summary", { number: deal })), el("table", { class: "summary-table" },
+    el("tr", {}, ...heads.map((h) => el("th", {}, h))), ...rows));
 }
 
 function renderPlay() {
   const list = $("play");
   list.replaceChildren();
   const heels = state.events.find((e) => e.kind === "his heels" && e.deal === state.deal);
-  if (heels) list.append(el("li", {}, `His heels: ${seatName(heels.seat)} pegs 2 for the starter ${cardLabel(heels.cards[0])}`));
+  if (heels) list.append(el("li", {}, t("His heels: {name} pegs 2 for the starter {card}", { name: seatName(heels.seat), card: cardLabel(heels.cards[0]) })));
   for (const step of state.play) {
-    const reasons = step.items.map((i) => `${i.name} for ${i.points}`).join(", ");
+    const reasons = step.items.map((i) => t("{name} for {points}", { name: itemName(i.name), points: i.points })).join(", ");
     let text;
-    if (step.action === "play") text = [`${seatName(step.seat)} plays `, cardChip(step.card), ` — ${step.count}`];
-    else if (step.action === "go") text = [`${seatName(step.seat)}: go`];
-    else text = [`${seatName(step.seat)}: ${step.action}`];
+    if (step.action === "play") text = tx("{name} plays {card} — {count}", { name: seatName(step.seat), card: cardChip(step.card), count: step.count });
+    else text = [`${seatName(step.seat)}: ${pegAction(step.action)}`];
     const item = el("li", {}, ...text);
     if (reasons) item.append(" ", el("span", { class: "pts" }, reasons));
     list.append(item);
     const reset = step.action === "go point" || step.items.some((i) => i.name === "31");
-    if (reset) list.append(el("li", { class: "reset" }, "the count starts again at 0"));
+    if (reset) list.append(el("li", { class: "reset" }, t("the count starts again at 0")));
   }
 }
 
 function renderShows() {
   const box = $("shows");
   box.replaceChildren();
-  if (!state.shows.length) { box.append(el("p", { class: "muted" }, "Nothing counted yet.")); return; }
+  if (!state.shows.length) { box.append(el("p", { class: "muted" }, t("Nothing counted yet."))); return; }
   for (const show of state.shows) {
-    const what = show.what === "crib" ? `${seatName(show.seat)}'s crib` : `${seatName(show.seat)}'s hand`;
-    const head = el("div", {}, `Deal ${show.deal} · ${what}: `, ...show.hand.map(cardChip), " + starter ", cardChip(show.starter));
-    const items = el("ul", {}, ...show.items.map((i) => el("li", {}, `${i.name} ${i.cards.map(cardLabel).join(" ")} for ${i.points}`)));
+    const what = showOf(seatName(show.seat), show.what);
+    const head = el("div", {}, t("Deal {number} · {whose}:", { number: show.deal, whose: what }), " ", ...show.hand.map(cardChip),
+      " + ", t("starter"), " ", cardChip(show.starter));
+    const items = el("ul", {}, ...show.items.map((i) => el("li", {},
+      t("{name} {cards} for {points}", { name: itemName(i.name), cards: i.cards.map(cardLabel).join(" "), points: i.points }))));
     const node = el("div", { class: "show" }, head, items,
-      el("div", { class: "spoken" }, show.spoken ? `“${show.spoken}”` : "nineteen (nothing)"),
-      el("div", { class: "total" }, `${show.total}` + (show.for_interest ? " (for interest: the game was won)" : "")));
-    if (show.claim) node.append(el("div", { class: `flag ${show.claim.outcome}` }, tableWords(show.claim.description)));
+      el("div", { class: "spoken" }, show.spoken ? `“${show.spoken}”` : t("nineteen (nothing)")),
+      el("div", { class: "total" }, num(show.total) + (show.for_interest ? " " + t("(for interest: the game was won)") : "")));
+    if (show.claim) node.append(el("div", { class: `flag ${show.claim.outcome}` }, claimText(show.claim)));
     box.append(node);
   }
 }
@@ -450,9 +531,9 @@ function renderLog() {
   const list = $("events");
   list.replaceChildren(...state.events.slice().reverse().map((e) => {
     const who = e.seat === null ? "" : `${seatName(e.seat)} `;
-    const detail = [...e.items, e.note].filter(Boolean).join("; ");
-    return el("li", {}, `deal ${e.deal}: ${who}${e.kind} ${e.points ? (e.points > 0 ? "+" : "") + e.points : ""}` +
-      (detail ? ` (${tableWords(detail)})` : ""));
+    const detail = [...e.items.map(itemText), e.note && noteText(e.note)].filter(Boolean).join("; ");
+    return el("li", {}, `${t("deal {number}:", { number: e.deal })} ${who}${eventName(e.kind)} ${e.points ? (e.points > 0 ? "+" : "") + num(e.points) : ""}` +
+      (detail ? ` (${detail})` : ""));
   }));
   const seat = $("correct-seat");
   if (seat.options.length !== state.settings.players) {
@@ -484,10 +565,11 @@ $("advice-form").addEventListener("submit", async (event) => {
   if (!answer) return;
   const rows = answer.options.slice(0, 5).map((o) => el("tr", {},
     el("td", {}, o.discard.map(cardLabel).join(" ")), el("td", {}, o.keep.map(cardLabel).join(" ")),
-    el("td", {}, o.hand.mean.toFixed(2)), el("td", {}, (answer.crib_sign * o.crib).toFixed(2)),
-    el("td", {}, o.net.toFixed(2))));
+    el("td", {}, num(o.hand.mean, 2)), el("td", {}, num(answer.crib_sign * o.crib, 2)),
+    el("td", {}, num(o.net, 2))));
+  const heads = [t("lay away"), t("keep"), t("hand"), t("crib"), t("net")];
   out.append(el("table", { class: "advice" },
-    el("tr", {}, ...["lay away", "keep", "hand", "crib", "net"].map((h) => el("th", {}, h))), ...rows));
+    el("tr", {}, ...heads.map((h) => el("th", {}, h))), ...rows));
 });
 
 // -- the camera ----------------------------------------------------------------------------
@@ -501,7 +583,7 @@ function renderDetectedPicks() {
     if (seen.has(det.card)) continue;
     box.append(el("button", { type: "button",
       onclick: () => act({ kind: "play", seat: state.turn, card: det.card, frame: detected.frame }) },
-      `${seatName(state.turn)} lays `, cardChip(det.card)));
+      ...tx("{name} lays {card}", { name: seatName(state.turn), card: cardChip(det.card) })));
   }
 }
 const showDemo = () => { $("demo-photo").hidden = false; };
@@ -512,7 +594,7 @@ const camera = new Camera(GAME, $("camera-video"), $("camera-overlay"), $("camer
     renderCameraTable($("camera-table"), answer.table, seatName, (card) => openMisread(card, picture));
   }, showDemo);
 /* One button starts and stops the browser camera; it says which it will do. */
-const syncCameraButton = () => { $("camera-start").textContent = camera.running ? "Stop camera" : "Start camera"; };
+const syncCameraButton = () => { $("camera-start").textContent = camera.running ? t("Stop camera") : t("Start camera"); };
 camera.onStop = syncCameraButton;  // the camera may stop by itself (the server refuses frames)
 $("camera-start").addEventListener("click", async () => {
   if (camera.running) camera.stop();
@@ -520,7 +602,7 @@ $("camera-start").addEventListener("click", async () => {
   syncCameraButton();
 });
 $("demo-photo").addEventListener("click", async () => {
-  const answer = await tryDemoPhoto(GAME, $("demo-img"), $("demo-overlay"), (t) => { $("camera-status").textContent = t; });
+  const answer = await tryDemoPhoto(GAME, $("demo-img"), $("demo-overlay"), (text) => { $("camera-status").textContent = text; });
   if (answer) { detected = answer; renderDetectedPicks(); }
 });
 camera.available().then((yes) => { if (!yes) showDemo(); });
@@ -534,7 +616,7 @@ const misreadPicker = new CardPicker($("misread-picker"), (chosen) => {
 });
 function openMisread(card, picture) {
   misread = { card, picture };
-  $("misread-prompt").textContent = `The camera read ${cardLabel(card.card)}. What is it?`;
+  $("misread-prompt").textContent = t("The camera read {card}. What is it?", { card: cardLabel(card.card) });
   misreadPicker.reset(1, [card.card]);
   $("misread-dialog").showModal();
 }
@@ -543,7 +625,7 @@ async function saveMisread(chosen) {
   $("misread-dialog").close();
   const status = $("misread-status");
   status.className = "muted";
-  status.textContent = `Saving ${cardLabel(chosen)}…`;
+  status.textContent = t("Saving {card}…", { card: cardLabel(chosen) });
   let saved = 0;
   let deck = null;
   for (const box of card.index_boxes) {
@@ -551,20 +633,20 @@ async function saveMisread(chosen) {
     try {
       reply = await postCorrection(chosen, box, picture);
     } catch (error) {
-      reply = { ok: false, answer: { error: `the server cannot be reached: ${error}` } };
+      reply = { ok: false, answer: { error: t("the server cannot be reached: {error}", { error: String(error) }) } };
     }
     if (!reply.ok) {
-      const kept = saved ? ` (${saved} of ${card.index_boxes.length} corners were saved)` : "";
+      const kept = saved ? " " + t("({saved} of {corners} corners were saved)", { saved, corners: card.index_boxes.length }) : "";
       status.className = "error";
-      status.replaceChildren(`Not saved: ${reply.answer.error || `HTTP ${reply.status}`}${kept}. `,
-        el("a", { href: "/enroll" }, "Choose or teach a deck"));
+      status.replaceChildren(t("Not saved: {error}", { error: reply.answer.error || `HTTP ${reply.status}` }) + `${kept}. `,
+        el("a", { href: "/enroll" }, t("Choose or teach a deck")));
       return;
     }
     saved += 1;
     deck = reply.answer.deck.name;
   }
-  status.textContent = `Saved: ${cardLabel(chosen)} will be learnt at the next tune of the deck “${deck}” ` +
-    `(${saved} corner${saved === 1 ? "" : "s"}).`;
+  status.textContent = tn("Saved: {card} will be learnt at the next tune of the deck “{deck}” ({n} corner).",
+    "Saved: {card} will be learnt at the next tune of the deck “{deck}” ({n} corners).", saved, { card: cardLabel(chosen), deck });
 }
 $("misread-ok").addEventListener("click", () => saveMisread(misreadPicker.chosen[0]));
 
@@ -574,7 +656,7 @@ async function refreshDeckInUse() {
   const response = await fetch("/api/decks").catch(() => null);
   if (!response || !response.ok) return;
   const { active } = await response.json();
-  $("deck-in-use").textContent = active ? `deck “${active}”` : "base model";
+  $("deck-in-use").textContent = active ? t("deck “{name}”", { name: active }) : t("base model");
 }
 document.addEventListener("visibilitychange", () => { if (!document.hidden) refreshDeckInUse(); });
 $("misread-cancel").addEventListener("click", () => $("misread-dialog").close());
@@ -592,15 +674,19 @@ async function renderSettle() {
   const out = $("settle-out");
   out.replaceChildren();
   if (!answer) return;
-  if (!answer.steps.length) { out.append(el("p", { class: "muted" }, "No count yet.")); return; }
+  if (!answer.steps.length) { out.append(el("p", { class: "muted" }, t("No count yet."))); return; }
   const items = answer.steps.map((step) => {
-    const what = step.card ? [`${step.name} lays `, cardChip(step.card), ` — ${step.count}`] : [`${step.name}: ${step.action}`];
+    const what = step.card ? tx("{name} lays {card} — {count}", { name: step.name, card: cardChip(step.card), count: step.count })
+      : [`${step.name}: ${pegAction(step.action)}`];
     const item = el("li", {}, ...what);
-    if (step.points) item.append(" ", el("span", { class: "pts" }, `${step.reason} (${step.points})`));
-    if (step.frame) item.append(el("img", { src: step.frame, alt: `the frame ${step.card} was seen in`, loading: "lazy" }));
+    const reasons = step.items.map((i) => t("{name} for {points}", { name: itemName(i.name), points: i.points })).join(", ");
+    if (step.points) item.append(" ", el("span", { class: "pts" }, `${reasons} (${num(step.points)})`));
+    if (step.frame) item.append(el("img", { src: step.frame, alt: t("the frame {card} was seen in", { card: step.card }), loading: "lazy" }));
     return item;
   });
-  out.append(el("p", {}, `Count ${answer.count}${answer.finished ? " (finished)" : ""}: ${answer.points} points pegged`),
+  out.append(el("p", {}, answer.finished
+    ? tn("Count {count} (finished): {n} point pegged", "Count {count} (finished): {n} points pegged", answer.points, { count: answer.count })
+    : tn("Count {count}: {n} point pegged", "Count {count}: {n} points pegged", answer.points, { count: answer.count })),
     el("ol", {}, ...items));
 }
 $("settle").addEventListener("toggle", renderSettle);

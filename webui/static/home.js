@@ -12,7 +12,8 @@ document.getElementById("new-game").addEventListener("submit", async (event) => 
     games_per_match: Number(form.get("games_per_match")) || 1,
   };
   const names = String(form.get("names") || "").split(",").map((n) => n.trim()).filter(Boolean);
-  if (names.length) body.names = names;
+  // no names given: the seats are named in the players' language ("Plads 1")
+  body.names = names.length ? names : [...Array(players).keys()].map((seat) => t("Seat {number}", { number: seat + 1 }));
   const response = await fetch("/api/games", {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
   });
@@ -35,5 +36,5 @@ newGame.elements.variant.addEventListener("change", (event) => {
 
 // When each game was played, in the reader's own time and words.
 for (const time of document.querySelectorAll(".games time")) {
-  time.textContent = new Date(time.dateTime).toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+  time.textContent = new Date(time.dateTime).toLocaleString(LANG, { dateStyle: "medium", timeStyle: "short" });
 }

@@ -22,7 +22,7 @@ document.addEventListener("click", (event) => {
   if (event.target.closest("button, a")) root.dataset.taps = String(++taps);
 }, true);
 
-function seatName(seat) { return state.names[seat] || `Seat ${seat + 1}`; }
+function seatName(seat) { return state.names[seat] || t("Seat {number}", { number: seat + 1 }); }
 function tableWords(text) {
   return cardsInText(text).replace(/\bseat (\d)\b/g, (whole, n) =>
     state && Number(n) < state.names.length ? seatName(Number(n)) : whole);
@@ -41,7 +41,7 @@ async function api(method, path, body) {
     response = await fetch(path, { method, headers: { "Content-Type": "application/json" },
       body: body === undefined ? undefined : JSON.stringify(body) });
   } catch (error) {
-    showError(`The server cannot be reached: ${error}`);
+    showError(t("The server cannot be reached: {error}", { error: String(error) }));
     return null;
   }
   const answer = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
@@ -81,7 +81,7 @@ function startBrowserCamera() {
   });
   camera.available().then((has) => {
     if (has) { $("camera-start").hidden = true; camera.start(); }
-    else $("camera-status").textContent = "No camera found on this device: start one, or play on the form.";
+    else $("camera-status").textContent = t("No camera found on this device: start one, or play on the form.");
   });
 }
 
@@ -90,8 +90,8 @@ function showServerCamera(view) {
   if (!view.enabled) { status.textContent = view.detail; return; }
   if (view.table_mode) followCamera(view);
   status.textContent = view.watching === false
-    ? "The server camera follows another game: reload to follow this one."
-    : `Server camera: ${view.state}. ${view.detail || ""}`;
+    ? t("The server camera follows another game: reload to follow this one.")
+    : t("Server camera: {state}.", { state: view.state }) + ` ${view.detail || ""}`;
   if (view.frame) {
     const img = $("server-img");
     img.hidden = false;
@@ -120,19 +120,19 @@ function renderScores() {
   const turn = state.turn;
   $("scoreline").replaceChildren(...sides().map((side, i) => el("div", {
     class: "side" + (side.seats.includes(turn) ? " turn" : ""), "data-side": String(i) },
-    el("span", { class: "name" }, side.name + (side.seats.includes(state.dealer) ? " · crib" : "")),
-    el("b", { class: "points" }, String(state.scores[i])))));
+    el("span", { class: "name" }, side.name + (side.seats.includes(state.dealer) ? ` · ${t("crib")}` : "")),
+    el("b", { class: "points" }, num(state.scores[i])))));
 }
 
 function dealEvents() { return state.events.filter((e) => e.deal === state.deal); }
 
 function renderNow() {
-  $("count").textContent = String(state.count);
+  $("count").textContent = num(state.count);
   const phase = state.phase;
   let turn = "";
-  if (state.turn !== null) turn = `${seatName(state.turn)} to play`;
-  else if (phase === "show" && state.next_show) turn = `${seatName(state.next_show.seat)}'s ${state.next_show.what} to count`;
-  else if (phase === "deal" || phase === "discard" || phase === "starter") turn = state.dealer === null ? "" : `${seatName(state.dealer)} deals`;
+  if (state.turn !== null) turn = t("{name} to play", { name: seatName(state.turn) });
+  else if (phase === "show" && state.next_show) turn = t("{whose} to count", { whose: showOf(seatName(state.next_show.seat), state.next_show.what) });
+  else if (phase === "deal" || phase === "discard" || phase === "starter") turn = state.dealer === null ? "" : t("{name} deals", { name: seatName(state.dealer) });
   $("turn").textContent = turn;
   const last = dealEvents().filter((e) => e.kind !== "hand" && e.kind !== "crib").at(-1);
   $("last").textContent = last ? lastLine(last) : "";
@@ -140,13 +140,58 @@ function renderNow() {
 
 function lastLine(event) {
   const who = event.seat === null ? "" : `${seatName(event.seat)}: `;
-  const points = event.points ? ` +${event.points}` : "";
-  if (event.kind !== "play") return `${who}${event.kind} ${event.cards.map(cardLabel).join(" ")}${points}`;
-  const items = event.items.length ? ` (${cardsInText(event.items.join(", "))})` : "";
+  const points = event.points ? ` +${num(event.points)}` : "";
+  if (event.kind !== "play") return `${who}${eventName(event.kind)} ${event.cards.map(cardLabel).join(" ")}${points}`;
+  const items = event.items.length ? ` (${event.items.map(itemText).join(", ")})` : "";
   return `${who}${event.cards.map(cardLabel).join(" ")}${points}${items}`;
 }
 
+/* The kinds of score the last line names, in the page's language. */
+function eventName(kind) {
+  switch (kind) {
+    case "three for last": return tc("event", "three for last");
+    case "his heels": return tc("event", "his heels");
+    case "go": return tc("event", "go");
+    case "go point": return tc("event", "go point");
+    case "last card": return tc("event", "last card");
+    case "muggins": return tc("event", "muggins");
+    case "penalty": return tc("event", "penalty");
+    case "correction": return tc("event", "correction");
+    default: return kind;
+  }
+}
+
 // -- the prompt: one thing at a time --------------------------------------------------------
+/* What a proposal reads, built from its codes (the API's `text` is English): its kind, seat
+   and the steps of `option` (the go's before a card, the card). */
+function proposalText(proposal, option) {
+  const card = (option && option.cards[0]) || (proposal.doubt_args || {}).card;
+  const name = proposal.seat === null ? "" : seatName(proposal.seat);
+  if (proposal.kind === "starter") return t("starter {card}", { card: cardLabel(card) });
+  if (proposal.kind === "show") return t("{name}'s hand", { name });
+  if (proposal.kind === "crib") {
+    const cards = option && option.cards.length ? ` ${option.cards.map(cardLabel).join(" ")}` : "";
+    return t("{name}'s crib", { name }) + cards;
+  }
+  const goes = option ? option.actions.filter((a) => a.kind === "go") : [];
+  const said = goes.map((a) => t("{name} said go", { name: seatName(a.seat) }));
+  return [...said, t("{name} played {card}", { name, card: cardLabel(card) })].join(", ");
+}
+
+/* Why a proposal is asked about, from its code. */
+function doubtText(proposal) {
+  const args = proposal.doubt_args || {};
+  switch (proposal.doubt_code) {
+    case "declined": return t("changed by a player");
+    case "not next": return t("{name} is not next: it is {turn}'s turn", { name: seatName(args.seat), turn: seatName(proposal.seat) });
+    case "impossible": return t("{card} cannot be there: it is already placed or breaks the rules", { card: cardLabel(args.card) });
+    case "misread": return t("read as {card}, which cannot be there", { card: cardLabel(args.card) });
+    case "unsure": return t("not surely read");
+    case "not a crib": return t("these cards cannot be the crib");
+    case "crib unsure": return t("a crib card is not surely read");
+    default: return tableWords(proposal.doubt);
+  }
+}
 function renderPrompt() {
   if (!state) return;
   const box = $("prompt");
@@ -168,10 +213,10 @@ function renderPrompt() {
 function hint() {
   switch (state.phase) {
     case "deal": case "discard": case "starter":
-      return "Deal, lay the crib aside face down, and turn the starter face up on the pack.";
-    case "play": return "Lay each card in your row, in front of you.";
+      return t("Deal, lay the crib aside face down, and turn the starter face up on the pack.");
+    case "play": return t("Lay each card in your row, in front of you.");
     case "show": return state.next_show && state.next_show.what === "crib"
-      ? `${seatName(state.dealer)}: turn the crib face up beside you.` : "Counting the hands…";
+      ? t("{name}: turn the crib face up beside you.", { name: seatName(state.dealer) }) : t("Counting the hands…");
     default: return "";
   }
 }
@@ -188,14 +233,14 @@ function cardsLabel(cards) {
 
 function question(q) {
   const node = el("div", { class: "question", "data-key": q.key });
-  node.append(el("p", { class: "ask" }, tableWords(q.text) + (q.claim ? "" : "?")));
-  if (q.doubt) node.append(el("p", { class: "doubt" }, tableWords(q.doubt)));
+  node.append(el("p", { class: "ask" }, proposalText(q, q.options[0]) + (q.claim ? "" : "?")));
+  if (q.doubt) node.append(el("p", { class: "doubt" }, doubtText(q)));
   const key = q.key;
   if (q.claim) {
-    node.append(el("p", { class: "ask-claim" }, `${seatName(q.seat)}: how many do you count?`));
+    node.append(el("p", { class: "ask-claim" }, t("{name}: how many do you count?", { name: seatName(q.seat) })));
     const pad = el("div", { class: "pad" });
     for (let n = 0; n <= CLAIM_MAX; n++) {
-      pad.append(bigButton(String(n), () => post(`/api/games/${GAME}/table/answer`, { key, claim: n }), "pad-key"));
+      pad.append(bigButton(num(n), () => post(`/api/games/${GAME}/table/answer`, { key, claim: n }), "pad-key"));
     }
     node.append(pad);
     return node;
@@ -205,21 +250,22 @@ function question(q) {
     options.append(bigButton(cardsLabel(option.cards),
       () => post(`/api/games/${GAME}/table/answer`, { key, cards: option.cards }), "card-answer"));
   }
-  if (!q.options.length) node.append(el("p", {}, "Enter it on the ", el("a", { href: `/games/${GAME}` }, "form"), "."));
-  options.append(bigButton("Not a card", () => post(`/api/games/${GAME}/table/dismiss`, { key })));
+  const form = el("a", { href: `/games/${GAME}` }, t("form"));
+  if (!q.options.length) node.append(el("p", {}, ...tx("Enter it on the {form}.", { form })));
+  options.append(bigButton(t("Not a card"), () => post(`/api/games/${GAME}/table/dismiss`, { key })));
   node.append(options);
   return node;
 }
 
 function applied(last) {
   const node = el("div", { class: "applied", "data-key": last.key });
-  node.append(el("p", { class: "done" }, "✓ " + tableWords(last.text)));
+  node.append(el("p", { class: "done" }, "✓ " + proposalText(last, last.applied)));
   const row = el("div", { class: "options" });
   const undo = () => post(`/api/games/${GAME}/table/undo`, { key: last.key });
-  row.append(bigButton("Undo", undo));
+  row.append(bigButton(t("Undo"), undo));
   const others = last.options.filter((o) => o.cards.join() !== last.applied.cards.join());
   if (last.kind === "play" || last.kind === "starter" || last.kind === "crib") {
-    row.append(bigButton("Wrong card?", () => { correcting = true; renderPrompt(); }));
+    row.append(bigButton(t("Wrong card?"), () => { correcting = true; renderPrompt(); }));
   }
   node.append(row);
   if (correcting) {
@@ -228,10 +274,11 @@ function applied(last) {
     for (const option of others) fixes.append(bigButton(cardsLabel(option.cards), () => fix(option.cards), "card-answer"));
     node.append(fixes);
     if (last.kind === "crib") {
-      node.append(el("p", {}, "Another card: ", el("a", { href: `/games/${GAME}` }, "the form"), "."));
+      const form = el("a", { href: `/games/${GAME}` }, t("the form"));
+      node.append(el("p", {}, ...tx("Another card: {form}.", { form })));
     } else {
       // any other card, one tap: those already placed this deal are left out
-      const grid = el("div", { class: "picker compact", "aria-label": "another card" });
+      const grid = el("div", { class: "picker compact", "aria-label": t("another card") });
       node.append(grid);
       new CardPicker(grid, (chosen, tapped) => { if (tapped) fix([tapped]); }).reset(1, state.seen, { hide: true });
     }
@@ -242,7 +289,7 @@ function applied(last) {
 }
 
 function chooseDealer() {
-  const node = el("div", { class: "question" }, el("p", { class: "ask" }, "Who deals first?"));
+  const node = el("div", { class: "question" }, el("p", { class: "ask" }, t("Who deals first?")));
   const options = el("div", { class: "options" });
   state.names.forEach((name, seat) => options.append(bigButton(name,
     () => post(`/api/games/${GAME}/actions`, { kind: "dealer", seat }), "primary")));
@@ -251,12 +298,12 @@ function chooseDealer() {
 }
 
 function showCard(show) {
-  const whose = `${seatName(show.seat)}'s ${show.what}`;
+  const whose = showOf(seatName(show.seat), show.what);
   return el("div", { class: "show", "data-what": show.what, "data-total": String(show.total) },
     el("p", { class: "show-title" }, whose, " ", cardsLabel(show.hand), " + ", cardChip(show.starter)),
-    el("p", { class: "show-total" }, el("b", {}, String(show.total)),
-      show.spoken ? ` “${show.spoken}”` : " nineteen (nothing)"),
-    el("ul", { class: "items" }, ...show.items.map((i) => el("li", {}, `${i.name} ${cardsInText(i.cards.join(" "))} · ${i.points}`))));
+    el("p", { class: "show-total" }, el("b", {}, num(show.total)),
+      show.spoken ? ` “${show.spoken}”` : ` ${t("nineteen (nothing)")}`),
+    el("ul", { class: "items" }, ...show.items.map((i) => el("li", {}, `${itemName(i.name)} ${cardsInText(i.cards.join(" "))} · ${num(i.points)}`))));
 }
 
 /* The shows of the deal in play, or of the one just ended until the next starter. */
@@ -267,25 +314,27 @@ function lastDealShows() {
 }
 
 function dealSummary(shows) {
-  return el("p", { class: "summary" }, shows.map((s) => `${seatName(s.seat)}'s ${s.what} ${s.total}`).join(" · "));
+  return el("p", { class: "summary" }, shows.map((s) => `${showOf(seatName(s.seat), s.what)} ${num(s.total)}`).join(" · "));
 }
 
 function gameOver() {
   const [winner] = sides().filter((_, i) => i === state.outcome.winner);
   return el("div", { class: "question" },
-    el("p", { class: "ask" }, `${winner.name} wins ${state.scores.join("–")}`),
-    el("p", {}, el("a", { href: "/" }, "All games"), " · ", el("a", { href: `/games/${GAME}` }, "the whole game")));
+    el("p", { class: "ask" }, t("{name} wins {scores}", { name: winner.name, scores: state.scores.map(num).join("–") })),
+    el("p", {}, el("a", { href: "/" }, t("All games")), " · ", el("a", { href: `/games/${GAME}` }, t("the whole game"))));
 }
 
 // -- the voice -----------------------------------------------------------------------------
 function speakShow(show) {
   if (!("speechSynthesis" in window)) return;
-  const words = `${seatName(show.seat)}'s ${show.what}: ${show.spoken || "nineteen"}`;
-  speechSynthesis.speak(new SpeechSynthesisUtterance(words));
+  const words = `${showOf(seatName(show.seat), show.what)}: ${show.spoken || t("nineteen")}`;
+  const utterance = new SpeechSynthesisUtterance(words);
+  utterance.lang = LANG;  // a Danish count in a Danish voice
+  speechSynthesis.speak(utterance);
 }
 function renderSpeak() {
   $("speak").setAttribute("aria-pressed", String(speaking));
-  $("speak").textContent = speaking ? "Voice on" : "Voice off";
+  $("speak").textContent = speaking ? t("Voice on") : t("Voice off");
 }
 $("speak").addEventListener("click", () => {
   speaking = !speaking;
