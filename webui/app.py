@@ -6,6 +6,7 @@ import datetime
 import functools
 from collections.abc import Mapping
 from importlib.metadata import version
+from pathlib import Path
 from typing import Any
 
 from flask import Flask, Response, jsonify
@@ -46,6 +47,7 @@ DEFAULTS: dict[str, Any] = {
     "JSON_SORT_KEYS": False,
     "SESSION_COOKIE_SAMESITE": "Strict",
     "PERMANENT_SESSION_LIFETIME": datetime.timedelta(days=365),
+    "TRANSLATIONS": None,  # the folder of <code>.po catalogs; None: webui/translations
 }
 
 
@@ -67,7 +69,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.config["SECRET_KEY"] = the_store.secret("cookie-key")  # pairings survive restarts
     if app.config["PAIRING_CODE"] is not None:
         app.config["SESSION_COOKIE_SECURE"] = True  # --lan serves HTTPS only
-    i18n.install(app)  # the catalogs: pages, errors and spoken counts in each device's language
+    # the catalogs: pages, errors and spoken counts in each device's language
+    i18n.install(app, Path(app.config["TRANSLATIONS"] or i18n.TRANSLATIONS))
     pairing.install(app)
     register_error_handlers(app)
     app.register_blueprint(api)
