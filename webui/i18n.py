@@ -161,9 +161,10 @@ def languages() -> dict[str, Language]:
 
 
 def language() -> Language:
-    """The language this request is answered in (English outside a request)."""
+    """The language this request is answered in (English outside a request, as in the server
+    camera's thread)."""
     if not has_request_context():
-        return languages()[SOURCE]
+        return english()
     chosen: Language | None = g.get("cribcam_language")
     if chosen is None:
         every = languages()
