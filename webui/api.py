@@ -206,7 +206,8 @@ def events(game_id: str) -> Response:
 @api.post("/games/<game_id>/frame")
 def frame(game_id: str) -> Response:
     """A camera frame (or the demo photo) from the page: the detections to draw, and the id of
-    the frame (`"frame"`) for an action applied from it (503 without a model)."""
+    the frame (`"frame"`) for an action applied from it (503 without a model). With `?table=1`
+    (table mode's page) what the camera sees is applied to the game (`"table_mode"`)."""
     stored = store().load(game_id)
     data, _ = _image_upload()
     name = f"{game_id}-frame"
@@ -218,9 +219,10 @@ def frame(game_id: str) -> Response:
         seen, size = read
         tables: PageTables = current_app.extensions["cribcam.page_tables"]
         table, seen_view = tables.update(game_id, stored.game, seen, size, frame_id)
-        modes: TableModes = current_app.extensions["cribcam.table_modes"]
-        mode = modes.follow(game_id, seen_view, held_picture(uploads()))
-        found = {**frame_json(name, seen), "table": table, "table_mode": mode}
+        found = {**frame_json(name, seen), "table": table}
+        if request.args.get("table") == "1":  # table mode's page: apply what the camera sees
+            modes: TableModes = current_app.extensions["cribcam.table_modes"]
+            found["table_mode"] = modes.follow(game_id, seen_view, held_picture(uploads()))
     return jsonify({"game": game_id, **found, "frame": frame_id})
 
 
