@@ -16,7 +16,7 @@ from scorer.json_api import score_request
 from scorer.settings import Settings
 from vision.frame_json import frame_json
 from webui.actions import parse_action
-from webui.bodies import cards, check_fields, integer, json_body, json_object, names
+from webui.bodies import cards, check_fields, event_id, integer, json_body, json_object, names
 from webui.camera_view import game_camera_view
 from webui.capture import CameraFeed
 from webui.errors import ApiError, GameNotFoundError, refusal_at_table
@@ -155,7 +155,7 @@ def replace_settings(game_id: str) -> Response:
 @api.put("/games/<game_id>/names")
 def rename(game_id: str) -> Response:
     stored = store().load(game_id)
-    given = names(json_body(), stored.game.settings.players)
+    given = names(json_body(), stored.game.settings.players, required=True)
     return jsonify(_published(store().rename(game_id, given)))
 
 
@@ -195,7 +195,7 @@ def events(game_id: str) -> Response:
         the_broker,
         game_id,
         float(current_app.config["SSE_MAX_SECONDS"]),
-        int(last) if last and last.isdigit() else None,
+        event_id(last),
         camera,
     )  # fmt: skip
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}

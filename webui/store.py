@@ -100,10 +100,11 @@ class GameStore:
             db.execute("BEGIN IMMEDIATE")
             try:
                 yield db
+                db.execute("COMMIT")
             except BaseException:
-                db.execute("ROLLBACK")
+                if db.in_transaction:  # SQLite may have rolled back itself (a full disk)
+                    db.execute("ROLLBACK")
                 raise
-            db.execute("COMMIT")
 
     # -- meta ------------------------------------------------------------------------------
     def secret(self, key: str) -> str:
