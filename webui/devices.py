@@ -65,7 +65,8 @@ class Devices:
         device = Device(secrets.token_hex(4), name[:80] or "a browser", address, time.time())
         with self._connect() as db:
             db.execute(
-                "INSERT INTO devices (id, token_hash, name, address, paired) VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO devices (id, token_hash, name, address, paired)"
+                " VALUES (?, ?, ?, ?, ?)",
                 (device.id, _hash(token), device.name, device.address, device.paired),
             )
         return device, token

@@ -183,10 +183,10 @@ class BoundedInt(IntegerConverter):
 
     def __init__(
         self,
-        map: Map,  # noqa: A002  (werkzeug's parameter name)
+        map: Map,
         fixed_digits: int = 0,
-        min: int | None = None,  # noqa: A002
-        max: int | None = None,  # noqa: A002
+        min: int | None = None,
+        max: int | None = None,
         signed: bool = False,
     ) -> None:
         super().__init__(map, fixed_digits, 0 if min is None else min,
