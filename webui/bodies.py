@@ -112,7 +112,8 @@ def event_id(header: str | None) -> int | None:
     """
     if header is None or header == "":
         return None
-    if not (header.isascii() and header.isdigit()) or int(header) > BOUNDS.event_id:
+    digits = header.isascii() and header.isdigit() and len(header) <= 10
+    if not digits or int(header) > BOUNDS.event_id:
         raise ApiError(f"'Last-Event-ID' must be an event id this server sent, not {header!r}")
     return int(header)
 

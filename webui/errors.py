@@ -122,7 +122,10 @@ def register_error_handlers(app: Flask) -> None:
     def bug(error: Exception) -> tuple[Response, int]:
         if disk_full(error):
             log.error("disk full: %s", error)
-            return error_response("the server's disk is full: nothing was saved; free some "
-                                  "space on it and try again (games can still be read)", 507)
+            return error_response(
+                "the server's disk is full: nothing was saved; free some "
+                "space on it and try again (games can still be read)",
+                507,
+            )
         log.exception("unhandled error")
         return error_response(f"internal error ({type(error).__name__}); see the server log", 500)

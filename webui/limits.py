@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from flask import Flask, current_app, g, request
+from flask import Flask, Response, current_app, g, request
 from werkzeug.routing import IntegerConverter, Map
 
 from webui.errors import ApiError
@@ -122,8 +122,8 @@ STREAM_ENDPOINTS = {"api.events"}
 
 
 def install(app: Flask) -> None:
-    """Live streams take a slot for as long as they are open (the request context of a
-    streamed response ends when the stream does), and bodies are checked before Flask."""
+    """Live streams take a slot for as long as they are open (until the server closes the
+    streamed response), and bodies are checked before Flask."""
     slots = app.extensions["cribcam.streams"] = StreamSlots(app.config["LIMITS"].live_streams)
 
     @app.before_request
@@ -135,9 +135,15 @@ def install(app: Flask) -> None:
                            "reload this one", 503)  # fmt: skip
         g.stream_slot = True
 
+    @app.after_request
+    def hold_stream_slot(response: Response) -> Response:
+        if g.pop("stream_slot", False):  # the answer holds it (a stream, or an error)
+            response.call_on_close(slots.give_back)
+        return response
+
     @app.teardown_request
     def give_back_stream_slot(error: BaseException | None) -> None:
-        if g.pop("stream_slot", False):
+        if g.pop("stream_slot", False):  # no answer was made to hold it
             slots.give_back()
 
     app.wsgi_app = BodyLimit(app.wsgi_app, app.config["LIMITS"])  # type: ignore[method-assign]
