@@ -148,11 +148,11 @@ class ClientCounter:
 
     def __init__(self, most: int) -> None:
         self.most = most
-        self._lock = threading.Lock()
+        self._changed = threading.Condition()
         self._open: dict[str, int] = {}
 
     def admit(self, address: str) -> bool:
-        with self._lock:
+        with self._changed:
             count = self._open.get(address, 0)
             if count >= self.most:
                 return False
@@ -160,18 +160,21 @@ class ClientCounter:
             return True
 
     def release(self, address: str) -> None:
-        with self._lock:
+        with self._changed:
             count = self._open.get(address, 0) - 1
             if count > 0:
                 self._open[address] = count
             else:
                 self._open.pop(address, None)
+            self._changed.notify_all()
 
     def __len__(self) -> int:
         return len(self._open)
 
-    def count(self, address: str) -> int:
-        return self._open.get(address, 0)
+    def wait_gone(self, address: str, timeout: float) -> bool:
+        """Wait until `address` holds no connection; whether it came to that in time."""
+        with self._changed:
+            return self._changed.wait_for(lambda: address not in self._open, timeout)
 
 
 class GuardedConnection(HTTPConnection):

@@ -167,8 +167,9 @@ class BodyLimit:
             body = environ["wsgi.input"].read(limit + 1)
             if len(body) > limit:
                 return self._too_large(start_response)
-            environ["wsgi.input"] = io.BytesIO(body)
+            environ["wsgi.input"] = io.BytesIO(body)  # the app sees it as a sized body
             environ["CONTENT_LENGTH"] = str(len(body))
+            del environ["HTTP_TRANSFER_ENCODING"]
             environ.pop("wsgi.input_terminated", None)
         return self.app(environ, start_response)
 
