@@ -36,6 +36,7 @@ DEFAULTS: dict[str, Any] = {
     "CAMERA_OPENER": None,  # spec -> FrameSource; None: vision.table.sources.open_source
     "CAMERA_INTERVAL": 0.3,  # seconds between two detections of the server camera
     "PAIRING_CODE": None,  # set (by --lan): other devices must pair first
+    "TRUST_LOOPBACK": True,  # this machine needs no pairing (False: it pairs too, for tests)
     "ALLOWED_HOSTS": None,  # host names served; None: loopback's (and with --lan this machine's)
     "LIMITS": LIMITS,  # what a client, a request and a body may take (webui.limits)
     "DECKS_DIR": None,  # deck profiles (decks.py); None: <models>/decks or the data dir

@@ -172,7 +172,7 @@ def this_device() -> Device | None:
 
 def _paired() -> bool:
     code: str | None = current_app.config.get("PAIRING_CODE")
-    if code is None or is_loopback(request.remote_addr):
+    if code is None or (current_app.config["TRUST_LOOPBACK"] and is_loopback(request.remote_addr)):
         return True
     if this_device() is not None:
         return True
