@@ -26,6 +26,7 @@ from webui.live import Broker, CameraEvents, event_stream
 from webui.page_tables import PageTables
 from webui.photo_reading import read_frame, read_photo
 from webui.store import GameStore, StoredGame
+from webui.view_cache import ViewCache
 from webui.views import game_view
 
 api = Blueprint("api", __name__, url_prefix="/api")
@@ -43,6 +44,11 @@ def broker() -> Broker:
     return result
 
 
+def views() -> ViewCache:
+    result: ViewCache = current_app.extensions["cribcam.views"]
+    return result
+
+
 def uploads() -> FrameMemory:
     result: FrameMemory = current_app.extensions["cribcam.uploads"]
     return result
@@ -54,7 +60,7 @@ def view(stored: StoredGame) -> dict[str, Any]:
 
 def _published(stored: StoredGame) -> dict[str, Any]:
     broker().publish(stored.id, stored.revision)
-    return view(stored)
+    return views().view(store(), stored.id)  # computed once for this answer and every page
 
 
 # -- stable endpoints -----------------------------------------------------------------------
@@ -84,7 +90,7 @@ def create_game() -> tuple[Response, int]:
 
 @api.get("/games/<game_id>")
 def get_game(game_id: str) -> Response:
-    return jsonify(view(store().load(game_id)))
+    return jsonify(views().view(store(), game_id))
 
 
 # -- games ----------------------------------------------------------------------------------
@@ -178,7 +184,7 @@ def next_game(game_id: str) -> tuple[Response, int]:
 @api.get("/games/<game_id>/events")
 def events(game_id: str) -> Response:
     """Server-sent events: a `state` event now and after every change to the game."""
-    the_store, the_broker = store(), broker()
+    the_store, the_broker, the_views = store(), broker(), views()
     the_store.revision(game_id)  # 404 before the stream starts
     last = request.headers.get("Last-Event-ID")
     the_feed: CameraFeed | None = current_app.extensions["cribcam.camera"]
@@ -190,8 +196,7 @@ def events(game_id: str) -> Response:
         )
     stream = event_stream(
         lambda: the_store.revision(game_id),
-        lambda: game_view(stored := the_store.load(game_id),
-                          the_store.match_games(stored.match_id)),
+        lambda: the_views.view(the_store, game_id),
         the_broker,
         game_id,
         float(current_app.config["SSE_MAX_SECONDS"]),

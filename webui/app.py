@@ -26,6 +26,7 @@ from webui.page_tables import PageTables
 from webui.pages import pages
 from webui.paths import default_db
 from webui.store import GameStore
+from webui.view_cache import ViewCache
 
 DEFAULTS: dict[str, Any] = {
     "DATABASE": None,  # path of the SQLite file; None: the user's data directory
@@ -62,6 +63,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["cribcam.store"] = the_store
     the_broker = app.extensions["cribcam.broker"] = Broker()
     app.extensions["cribcam.uploads"] = FrameMemory(keep=32)
+    app.extensions["cribcam.views"] = ViewCache()
     app.extensions["cribcam.page_tables"] = PageTables()
     install_decks(app)  # before the server camera loads its reader: it reads with the deck in use
     app.extensions["cribcam.camera"] = _camera(app.config, the_broker)
