@@ -57,6 +57,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app = Flask(__name__)
     app.config.update(DEFAULTS)
     app.config.update(config or {})
+    if "MAX_CONTENT_LENGTH" not in (config or {}):  # one limit: the server's
+        app.config["MAX_CONTENT_LENGTH"] = app.config["LIMITS"].body_bytes
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.url_map.converters["int"] = BoundedInt  # before any route takes a number
     the_store = GameStore(app.config["DATABASE"] or default_db())
