@@ -59,8 +59,9 @@ def view(stored: StoredGame) -> dict[str, Any]:
 
 
 def _published(stored: StoredGame) -> dict[str, Any]:
+    result = views().published(store(), stored)  # computed once, for this answer and every page
     broker().publish(stored.id, stored.revision)
-    return views().view(store(), stored.id)  # computed once for this answer and every page
+    return result
 
 
 # -- stable endpoints -----------------------------------------------------------------------

@@ -13,7 +13,7 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-from webui.store import GameStore
+from webui.store import GameStore, StoredGame
 from webui.views import game_view
 
 Key = tuple[tuple[str, int], ...]
@@ -50,6 +50,19 @@ class ViewCache:
             if tuple((game.id, game.revision) for game in match) == key:
                 self._put(game_id, key, result)
             return result
+
+    def published(self, store: GameStore, stored: StoredGame) -> dict[str, Any]:
+        """The view of a game just changed (`stored`, as the write left it), without replaying
+        it again, kept for the pages about to wake on the change."""
+        match_id, key = store.match_revisions(stored.id)
+        games = {stored.id: stored}
+        if len(key) > 1:  # the match's other games, as they are now
+            games |= {g.id: g for g in store.match_games(match_id) if g.id != stored.id}
+        match = [games[game_id] for game_id, _ in key if game_id in games]
+        result = game_view(stored, match)
+        if tuple((game.id, game.revision) for game in match) == key:
+            self._put(stored.id, key, result)
+        return result
 
     def _get(self, game_id: str, key: Key) -> dict[str, Any] | None:
         with self._lock:

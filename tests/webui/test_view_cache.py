@@ -55,3 +55,19 @@ def test_the_cache_is_bounded(tmp_path: Path) -> None:
     for _ in range(10):
         cache.view(store, store.create(Settings(), ["Ann", "Bob"]))
     assert len(cache._views) == 3
+
+
+def test_a_written_game_s_view_is_kept_for_the_pages_about_to_wake(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = GameStore(tmp_path / "games.sqlite3")
+    first = store.create(Settings(games_per_match=3), ["Ann", "Bob"], 0)
+    store.act(first, lambda g: g.correct(1, 121))
+    second = store.create(Settings(games_per_match=3), ["Ann", "Bob"], 1, match_id=first)
+    cache = ViewCache()
+    _, stored = store.act(second, lambda g: g.correct(0, 7))
+    written = cache.published(store, stored)
+    assert written == ViewCache().view(store, second)  # as a fresh replay has it
+    assert written["match"]["games"] == [first, second] and written["scores"] == [7, 0]
+    monkeypatch.setattr(store, "match_games", lambda m: pytest.fail("replayed again"))
+    assert cache.view(store, second) is written
