@@ -60,7 +60,10 @@ class _DeadlineSocketIO(socket.SocketIO):
         if left <= 0:
             raise TimeoutError("timed out")  # cheroot answers 408 to this message
         self._socket.settimeout(min(left, self._idle))
-        return super().readinto(b)
+        try:
+            return super().readinto(b)
+        finally:  # writes (a live stream's, for minutes) keep the idle timeout, not what is left
+            self._socket.settimeout(self._idle)
 
 
 class _DeadlineReader(StreamReader):
@@ -222,6 +225,7 @@ class GuardedConnection(HTTPConnection):
         try:
             sock.settimeout(max(self.deadline.left(), 0.001))  # a deadline for the whole of it
             sock.do_handshake()
+            sock.settimeout(self.server.limits.idle_seconds)
             self.ssl_env = self.server.ssl_adapter.get_environ(sock)
         except (OSError, ValueError):  # ssl.SSLError and timeouts are OSErrors
             return False

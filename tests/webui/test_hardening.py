@@ -3,6 +3,7 @@ and images get a 4xx JSON error that names them and change nothing (never a 500)
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import sqlite3
 from collections.abc import Callable, Iterator
@@ -64,7 +65,7 @@ def test_with_lan_the_machine_s_own_names_and_addresses_are_served(
     monkeypatch.setattr(webui.security, "local_names",
                         lambda: (["laptop", "laptop.home.arpa"], []))  # fmt: skip
     monkeypatch.setattr(webui.security, "lan_addresses",
-                        lambda: [__import__("ipaddress").ip_address("192.0.2.10")])  # fmt: skip
+                        lambda: [ipaddress.ip_address("192.0.2.10")])  # fmt: skip
     monkeypatch.setattr(webui.security.socket, "gethostname", lambda: "laptop")
     names = server_names("0.0.0.0", lan=True)
     assert {"127.0.0.1", "localhost", "::1", "laptop", "laptop.local", "laptop.home.arpa",
