@@ -16,7 +16,7 @@ from scorer.json_api import score_request
 from scorer.settings import Settings
 from vision.frame_json import frame_json
 from webui.actions import parse_action
-from webui.bodies import cards, check_fields, integer, json_body, json_object, names
+from webui.bodies import cards, check_fields, event_id, integer, json_body, json_object, names
 from webui.camera_view import game_camera_view
 from webui.capture import CameraFeed
 from webui.errors import ApiError, GameNotFoundError, refusal_at_table
@@ -27,6 +27,7 @@ from webui.page_tables import PageTables
 from webui.photo_reading import read_frame, read_photo
 from webui.store import GameStore, StoredGame
 from webui.table_mode import TableModes
+from webui.view_cache import ViewCache
 from webui.views import game_view
 
 api = Blueprint("api", __name__, url_prefix="/api")
@@ -44,6 +45,11 @@ def broker() -> Broker:
     return result
 
 
+def views() -> ViewCache:
+    result: ViewCache = current_app.extensions["cribcam.views"]
+    return result
+
+
 def uploads() -> FrameMemory:
     result: FrameMemory = current_app.extensions["cribcam.uploads"]
     return result
@@ -54,8 +60,9 @@ def view(stored: StoredGame) -> dict[str, Any]:
 
 
 def _published(stored: StoredGame) -> dict[str, Any]:
+    result = views().published(store(), stored)  # computed once, for this answer and every page
     broker().publish(stored.id, stored.revision)
-    return view(stored)
+    return result
 
 
 # -- stable endpoints -----------------------------------------------------------------------
@@ -85,7 +92,7 @@ def create_game() -> tuple[Response, int]:
 
 @api.get("/games/<game_id>")
 def get_game(game_id: str) -> Response:
-    return jsonify(view(store().load(game_id)))
+    return jsonify(views().view(store(), game_id))
 
 
 # -- games ----------------------------------------------------------------------------------
@@ -156,7 +163,7 @@ def replace_settings(game_id: str) -> Response:
 @api.put("/games/<game_id>/names")
 def rename(game_id: str) -> Response:
     stored = store().load(game_id)
-    given = names(json_body(), stored.game.settings.players)
+    given = names(json_body(), stored.game.settings.players, required=True)
     return jsonify(_published(store().rename(game_id, given)))
 
 
@@ -179,7 +186,7 @@ def next_game(game_id: str) -> tuple[Response, int]:
 @api.get("/games/<game_id>/events")
 def events(game_id: str) -> Response:
     """Server-sent events: a `state` event now and after every change to the game."""
-    the_store, the_broker = store(), broker()
+    the_store, the_broker, the_views = store(), broker(), views()
     the_store.revision(game_id)  # 404 before the stream starts
     last = request.headers.get("Last-Event-ID")
     the_feed: CameraFeed | None = current_app.extensions["cribcam.camera"]
@@ -191,12 +198,11 @@ def events(game_id: str) -> Response:
         )
     stream = event_stream(
         lambda: the_store.revision(game_id),
-        lambda: game_view(stored := the_store.load(game_id),
-                          the_store.match_games(stored.match_id)),
+        lambda: the_views.view(the_store, game_id),
         the_broker,
         game_id,
         float(current_app.config["SSE_MAX_SECONDS"]),
-        int(last) if last and last.isdigit() else None,
+        event_id(last),
         camera,
     )  # fmt: skip
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}

@@ -3,6 +3,7 @@ through the JSON API."""
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
 from typing import Any
 
@@ -10,7 +11,8 @@ from flask import Blueprint, current_app, redirect, render_template, request, se
 from werkzeug.wrappers import Response
 
 from webui.api import store
-from webui.pairing import check_code, locked_out
+from webui.devices import browser_name
+from webui.pairing import PairingLocked, check_code, devices
 
 pages = Blueprint("pages", __name__)
 
@@ -60,18 +62,22 @@ def table(game_id: str) -> str:
 
 
 @pages.route("/pair", methods=["GET", "POST"])
-def pair() -> str | Response:
+def pair() -> str | Response | tuple[str, int, dict[str, str]]:
     error = None
     target = request.values.get("next") or url_for("pages.index")
     if not target.startswith("/") or target.startswith("//"):
         target = url_for("pages.index")
     if request.method == "POST":
-        if locked_out():
-            error = "Too many wrong codes: restart the server to pair again."
-        elif check_code(request.form.get("code", "")):
-            session["paired"] = current_app.config["PAIRING_CODE"]
+        try:
+            right = check_code(request.form.get("code", ""))
+        except PairingLocked as locked:
+            page = render_template("pair.html", error=f"{str(locked).capitalize()}.", next=target)
+            return page, 429, {"Retry-After": str(math.ceil(locked.seconds))}
+        if right:
+            _, token = devices().add(browser_name(request.user_agent.string),
+                                     request.remote_addr or "")  # fmt: skip
+            session["device"] = token
             session.permanent = True
             return redirect(target)
-        else:
-            error = "That is not the code. Look at the terminal running cribcam serve."
+        error = "That is not the code. Look at the terminal running cribcam serve."
     return render_template("pair.html", error=error, next=target)
