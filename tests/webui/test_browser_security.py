@@ -52,7 +52,7 @@ def test_the_page_works_under_its_policy(server: Server) -> None:
         assert response is not None and "script-src 'self'" in response.headers[
             "content-security-policy"]  # fmt: skip
         page.fill("input[name=names]", "Ann, Bob")
-        page.click("button[type=submit]")
+        page.click("button[value=form]")
         page.wait_for_url("**/games/*")
         page.wait_for_selector("#live.on")  # the live stream (EventSource)
         page.get_by_role("button", name="Bob deals").click()
@@ -66,6 +66,23 @@ def test_the_page_works_under_its_policy(server: Server) -> None:
         page.wait_for_load_state("networkidle")
         page.goto(server.url + "/")
         assert page.locator("ul.games li").count() == 1
+        assert page.evaluate("window.__violations") == []
+        assert errors == []
+
+
+def test_table_mode_works_under_the_policy(server: Server) -> None:
+    with chromium() as browser:
+        errors: list[str] = []
+        page = watched(phone_page(browser, errors), errors)
+        page.goto(server.url + "/")
+        page.fill("input[name=names]", "Ann, Bob")
+        page.click("button[value=table]")
+        page.wait_for_url("**/games/*/table")
+        page.get_by_role("button", name="Ann").click()
+        expect(page.locator("#turn")).to_have_text("Ann deals")
+        # the server camera's frame, drawn over (an image from the API, a canvas)
+        expect(page.locator("#server-img")).to_be_visible()
+        expect(page.locator("#camera-status")).to_have_text(re.compile("Server camera"))
         assert page.evaluate("window.__violations") == []
         assert errors == []
 
@@ -137,7 +154,7 @@ def test_a_device_pairs_over_lan_plays_and_is_unpaired(tmp_path: Path) -> None:
         page.click("button[type=submit]")
         page.wait_for_url(lan.url + "/")
         page.fill("input[name=names]", "Ann, Bob")
-        page.click("button[type=submit]")
+        page.click("button[value=form]")
         page.wait_for_url("**/games/*")
         page.wait_for_selector("#live.on")
         page.get_by_role("button", name="Bob deals").click()
