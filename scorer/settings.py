@@ -16,6 +16,12 @@ class SettingsError(CribbageError):
     """A setting out of range or of the wrong type."""
 
 
+#: The longest match (the page offers 1 to 99 games).
+MAX_GAMES_PER_MATCH = 99
+#: The most match points one game can earn (common schemes give 1 to 4).
+MAX_MATCH_POINTS = 99
+
+
 class Variant(enum.StrEnum):
     SIX_CARD = "six-card"
     FIVE_CARD = "five-card"
@@ -55,6 +61,14 @@ class MatchPoints:
     triple_skunk: int = 3
     loss: int = 0
     triple_skunk_wins_match: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("win", "skunk", "double_skunk", "triple_skunk", "loss"):
+            value = getattr(self, name)
+            if type(value) is not int or not 0 <= value <= MAX_MATCH_POINTS:
+                raise SettingsError(
+                    f"match_points.{name} must be 0 to {MAX_MATCH_POINTS}: {value!r}"
+                )
 
     def for_winner(self, level: Skunk) -> int:
         return (self.win, self.skunk, self.double_skunk, self.triple_skunk)[level]
@@ -105,8 +119,9 @@ class Settings:
             value = getattr(self, name)
             if value is not None and (type(value) is not int or not 0 < value < self.target):
                 raise SettingsError(f"{name} must be between 1 and {self.target - 1}: {value!r}")
-        if type(self.games_per_match) is not int or self.games_per_match < 1:
-            raise SettingsError(f"games_per_match must be 1 or more: {self.games_per_match!r}")
+        games = self.games_per_match
+        if type(games) is not int or not 1 <= games <= MAX_GAMES_PER_MATCH:
+            raise SettingsError(f"games_per_match must be 1 to {MAX_GAMES_PER_MATCH}: {games!r}")
 
     # -- derived ---------------------------------------------------------------------------
     @property

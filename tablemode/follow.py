@@ -23,7 +23,7 @@ from scorer.errors import CribbageError
 from scorer.game import Game, Phase
 from tablemode.config import DEFAULT_TABLE_MODE, TableModeConfig
 from tablemode.steps import Step, copy_of, legal
-from tablemode.view import CardReading, TableView
+from tablemode.view import CardReading, LaidCard, TableView
 
 ProposalKind = Literal["starter", "play", "show", "crib"]
 
@@ -99,6 +99,11 @@ class Follower:
     declined: set[str] = field(default_factory=set)
     #: The last deal after which the table was seen clear (0: before the first deal).
     cleared_after: int = 0
+    #: This deal's play events taken, by index into `TableView.plays`, in the order played
+    #: (two cards laid nearly together may reach the table's rows in the other order).
+    _taken: list[int] = field(default_factory=list)
+    #: (deal, cards laid, event index) of the last play proposed: taken once a card more is laid.
+    _offered: tuple[int, int, int] | None = None
 
     def proposals(self, game: Game, view: TableView) -> list[Proposal]:
         """What the table shows next that the game has not taken, in the order to apply it
@@ -152,24 +157,47 @@ class Follower:
         deal = game.deal_state
         assert deal is not None and deal.pegging is not None
         laid = sum(len(cards) for cards in deal.pegging.played)
-        if laid >= len(view.plays):
+        free = self._free_events(deal.number, laid, len(view.plays))
+        if not free:
             return None
-        nxt = view.plays[laid]
-        seat, doubt, laid_at = nxt.seat, "", nxt.seat
-        options = self._options(game, nxt.reading, lambda c: steps_to_play(game, seat, c))
-        if not options and game.turn is not None and game.turn != nxt.seat:
+        key = f"deal {deal.number} play {laid + 1}"
+        first = self._play_of(game, view.plays[free[0]], key)
+        chosen, index = first, free[0]
+        if first.doubt and len(free) > 1:  # the card after it may be the one laid first
+            second = self._play_of(game, view.plays[free[1]], key)
+            if not second.doubt:
+                chosen, index = second, free[1]
+        self._offered = (deal.number, laid, index)
+        return chosen
+
+    def _free_events(self, deal: int, laid: int, events: int) -> list[int]:
+        """The indexes of the play events not yet taken, in the order the table saw them."""
+        offered = self._offered
+        if offered is None or offered[0] != deal:
+            self._taken = []
+        elif offered[1] == laid - 1 and len(self._taken) == laid - 1:
+            self._taken.append(offered[2])  # the card proposed was played
+        del self._taken[laid:]  # plays undone
+        while len(self._taken) < laid:  # plays entered on the form: taken in the table's order
+            self._taken.append(min(set(range(events + laid)) - set(self._taken)))
+        return [i for i in range(events) if i not in self._taken]
+
+    def _play_of(self, game: Game, laid: LaidCard, key: str) -> Proposal:
+        """`laid` as the next play: by its own seat, else (with a doubt) by the turn's."""
+        seat, doubt = laid.seat, ""
+        options = self._options(game, laid.reading, lambda c: steps_to_play(game, seat, c))
+        if not options and game.turn is not None and game.turn != laid.seat:
             seat = game.turn  # the card cannot be that seat's: read it as the turn's
-            options = self._options(game, nxt.reading, lambda c: steps_to_play(game, seat, c))
-            doubt = f"seat {nxt.seat} is not next: it is seat {seat}'s turn"
+            options = self._options(game, laid.reading, lambda c: steps_to_play(game, seat, c))
+            doubt = f"seat {laid.seat} is not next: it is seat {seat}'s turn"
         goes = options[0].steps[:-1] if options else ()
         said = "".join(f"seat {s.seat} said go, " for s in goes)
         text = said + f"seat {seat} played {{card}}"
-        key = f"deal {deal.number} play {laid + 1}"
-        proposal = self._proposal(key, "play", seat, text, options, nxt.reading)
-        if proposal is not None and doubt:
-            proposal = replace(proposal, sure=False, doubt=doubt, doubt_code="not next",
-                               doubt_args=(("seat", laid_at),))
-        return proposal
+        proposal = self._proposal(key, "play", seat, text, options, laid.reading)
+        if not doubt:
+            return proposal
+        return replace(proposal, sure=False, doubt=doubt, doubt_code="not next",
+                       doubt_args=(("seat", laid.seat),))
 
     # -- the show ----------------------------------------------------------------------------
     def _show(self, game: Game, view: TableView) -> Proposal | None:
@@ -311,7 +339,7 @@ class Follower:
         text: str,
         options: list[Option],
         reading: CardReading,
-    ) -> Proposal | None:
+    ) -> Proposal:
         if not options:
             return Proposal(
                 key,

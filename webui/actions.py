@@ -15,6 +15,7 @@ from scorer.json_api import show_to_json
 from webui.bodies import card, cards, check_fields, integer, required_int
 from webui.errors import ApiError
 from webui.i18n import spoken
+from webui.limits import BOUNDS
 
 Result = dict[str, Any] | None
 _Handler = Callable[[Game, dict[str, Any]], Result]
@@ -29,8 +30,12 @@ def _seat_or_turn(game: Game, body: dict[str, Any], what: str) -> int:
     return seat
 
 
+def _seat(body: dict[str, Any]) -> int:
+    return required_int(body, "seat")  # the engine refuses a seat the game does not have
+
+
 def _dealer(game: Game, body: dict[str, Any]) -> Result:
-    game.choose_dealer(required_int(body, "seat"))
+    game.choose_dealer(_seat(body))
     return None
 
 
@@ -53,7 +58,7 @@ def _deal(game: Game, body: dict[str, Any]) -> Result:
 
 def _discard(game: Game, body: dict[str, Any]) -> Result:
     given = body.get("cards")
-    game.discard(required_int(body, "seat"), None if given is None else cards(given, "cards"))
+    game.discard(_seat(body), None if given is None else cards(given, "cards"))
     return None
 
 
@@ -64,7 +69,8 @@ def _starter(game: Game, body: dict[str, Any]) -> Result:
 
 def _play(game: Game, body: dict[str, Any]) -> Result:
     played = card(body, "card")
-    game.play(_seat_or_turn(game, body, "play"), played, integer(body, "claim", required=False))
+    claim = integer(body, "claim", required=False, low=0, high=BOUNDS.play_points)
+    game.play(_seat_or_turn(game, body, "play"), played, claim)
     return None
 
 
@@ -76,17 +82,19 @@ def _go(game: Game, body: dict[str, Any]) -> Result:
 def _show(game: Game, body: dict[str, Any]) -> Result:
     given = body.get("cards")
     shown = None if given is None else cards(given, "cards")
-    show = game.show(shown, integer(body, "claim", required=False))
+    show = game.show(shown, integer(body, "claim", required=False, low=0,
+                                    high=BOUNDS.show_points))  # fmt: skip
     return {"show": {**show_to_json(show), "spoken": spoken(show)}}
 
 
 def _muggins(game: Game, body: dict[str, Any]) -> Result:
-    game.muggins(required_int(body, "seat"), required_int(body, "points"))
+    game.muggins(_seat(body), required_int(body, "points", low=1, high=BOUNDS.show_points))
     return None
 
 
 def _correct(game: Game, body: dict[str, Any]) -> Result:
-    game.correct(required_int(body, "seat"), required_int(body, "points"))
+    target = game.settings.target  # a correction moves a peg along the board, no further
+    game.correct(_seat(body), required_int(body, "points", low=-target, high=target))
     return None
 
 

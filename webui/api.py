@@ -16,17 +16,19 @@ from scorer.json_api import score_request
 from scorer.settings import Settings
 from vision.frame_json import frame_json
 from webui.actions import parse_action
-from webui.bodies import cards, check_fields, integer, json_body, json_object, names
+from webui.bodies import cards, check_fields, event_id, integer, json_body, json_object, names
 from webui.camera_view import game_camera_view
 from webui.capture import CameraFeed
 from webui.errors import ApiError, GameNotFoundError, refusal_at_table
 from webui.frames import FrameMemory, held_picture
+from webui.i18n import with_spoken
 from webui.images import image_kind
 from webui.live import Broker, CameraEvents, event_stream
 from webui.page_tables import PageTables
 from webui.photo_reading import read_frame, read_photo
 from webui.store import GameStore, StoredGame
 from webui.table_mode import TableModes
+from webui.view_cache import ViewCache
 from webui.views import game_view
 
 api = Blueprint("api", __name__, url_prefix="/api")
@@ -44,6 +46,11 @@ def broker() -> Broker:
     return result
 
 
+def views() -> ViewCache:
+    result: ViewCache = current_app.extensions["cribcam.views"]
+    return result
+
+
 def uploads() -> FrameMemory:
     result: FrameMemory = current_app.extensions["cribcam.uploads"]
     return result
@@ -54,8 +61,9 @@ def view(stored: StoredGame) -> dict[str, Any]:
 
 
 def _published(stored: StoredGame) -> dict[str, Any]:
+    result = views().published(store(), stored)  # computed once, for this answer and every page
     broker().publish(stored.id, stored.revision)
-    return view(stored)
+    return with_spoken(result)
 
 
 # -- stable endpoints -----------------------------------------------------------------------
@@ -85,7 +93,7 @@ def create_game() -> tuple[Response, int]:
 
 @api.get("/games/<game_id>")
 def get_game(game_id: str) -> Response:
-    return jsonify(view(store().load(game_id)))
+    return jsonify(with_spoken(views().view(store(), game_id)))
 
 
 # -- games ----------------------------------------------------------------------------------
@@ -156,7 +164,7 @@ def replace_settings(game_id: str) -> Response:
 @api.put("/games/<game_id>/names")
 def rename(game_id: str) -> Response:
     stored = store().load(game_id)
-    given = names(json_body(), stored.game.settings.players)
+    given = names(json_body(), stored.game.settings.players, required=True)
     return jsonify(_published(store().rename(game_id, given)))
 
 
@@ -179,7 +187,7 @@ def next_game(game_id: str) -> tuple[Response, int]:
 @api.get("/games/<game_id>/events")
 def events(game_id: str) -> Response:
     """Server-sent events: a `state` event now and after every change to the game."""
-    the_store, the_broker = store(), broker()
+    the_store, the_broker, the_views = store(), broker(), views()
     the_store.revision(game_id)  # 404 before the stream starts
     last = request.headers.get("Last-Event-ID")
     the_feed: CameraFeed | None = current_app.extensions["cribcam.camera"]
@@ -191,12 +199,11 @@ def events(game_id: str) -> Response:
         )
     stream = event_stream(
         lambda: the_store.revision(game_id),
-        lambda: game_view(stored := the_store.load(game_id),
-                          the_store.match_games(stored.match_id)),
+        lambda: with_spoken(the_views.view(the_store, game_id)),  # in this page's language
         the_broker,
         game_id,
         float(current_app.config["SSE_MAX_SECONDS"]),
-        int(last) if last and last.isdigit() else None,
+        event_id(last),
         camera,
     )  # fmt: skip
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
@@ -206,7 +213,8 @@ def events(game_id: str) -> Response:
 @api.post("/games/<game_id>/frame")
 def frame(game_id: str) -> Response:
     """A camera frame (or the demo photo) from the page: the detections to draw, and the id of
-    the frame (`"frame"`) for an action applied from it (503 without a model)."""
+    the frame (`"frame"`) for an action applied from it (503 without a model). With `?table=1`
+    (table mode's page) what the camera sees is applied to the game (`"table_mode"`)."""
     stored = store().load(game_id)
     data, _ = _image_upload()
     name = f"{game_id}-frame"
@@ -218,9 +226,10 @@ def frame(game_id: str) -> Response:
         seen, size = read
         tables: PageTables = current_app.extensions["cribcam.page_tables"]
         table, seen_view = tables.update(game_id, stored.game, seen, size, frame_id)
-        modes: TableModes = current_app.extensions["cribcam.table_modes"]
-        mode = modes.follow(game_id, seen_view, held_picture(uploads()))
-        found = {**frame_json(name, seen), "table": table, "table_mode": mode}
+        found = {**frame_json(name, seen), "table": table}
+        if request.args.get("table") == "1":  # table mode's page: apply what the camera sees
+            modes: TableModes = current_app.extensions["cribcam.table_modes"]
+            found["table_mode"] = modes.follow(game_id, seen_view, held_picture(uploads()))
     return jsonify({"game": game_id, **found, "frame": frame_id})
 
 

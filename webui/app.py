@@ -13,7 +13,7 @@ from flask import Flask, Response, jsonify
 
 from vision.photo_reader import PhotoReader
 from vision.reading import CardReader
-from webui import i18n, pairing
+from webui import i18n, limits, paired, pairing, security
 from webui.api import api
 from webui.camera_api import camera_api
 from webui.capture import CameraFeed, ReaderFactory, TableHook
@@ -21,6 +21,7 @@ from webui.decks import stop_tune
 from webui.enroll_api import install as install_decks
 from webui.errors import register_error_handlers
 from webui.frames import FrameMemory
+from webui.limits import LIMITS, BoundedInt
 from webui.live import CAMERA_KEY, Broker
 from webui.page_tables import PageTables
 from webui.pages import pages
@@ -28,6 +29,7 @@ from webui.paths import default_db
 from webui.store import GameStore
 from webui.table_api import table_api
 from webui.table_mode import TableModes, table_hook
+from webui.view_cache import ViewCache
 
 DEFAULTS: dict[str, Any] = {
     "DATABASE": None,  # path of the SQLite file; None: the user's data directory
@@ -38,11 +40,14 @@ DEFAULTS: dict[str, Any] = {
     "CAMERA_OPENER": None,  # spec -> FrameSource; None: vision.table.sources.open_source
     "CAMERA_INTERVAL": 0.3,  # seconds between two detections of the server camera
     "PAIRING_CODE": None,  # set (by --lan): other devices must pair first
+    "TRUST_LOOPBACK": True,  # this machine needs no pairing (False: it pairs too, for tests)
+    "ALLOWED_HOSTS": None,  # host names served; None: loopback's (and with --lan this machine's)
+    "LIMITS": LIMITS,  # what a client, a request and a body may take (webui.limits)
     "DECKS_DIR": None,  # deck profiles (decks.py); None: <models>/decks or the data dir
     "DECK_TUNER": None,  # a deck_tuning.DeckTuner; None: cribtrain.fit.tune (needs the train extra)
     "DECK_TUNE_SECONDS": 180.0,  # the deck tune's budget
     "ENROLL_READER": None,  # () -> an enroll_sessions.EnrollReader; None: the detector's
-    "MAX_CONTENT_LENGTH": 8 * 1024 * 1024,  # a phone JPEG is well under this
+    "MAX_CONTENT_LENGTH": LIMITS.body_bytes,  # a phone JPEG is well under this
     "SSE_MAX_SECONDS": 300.0,  # a live stream ends and the browser reconnects
     "JSON_SORT_KEYS": False,
     "SESSION_COOKIE_SAMESITE": "Strict",
@@ -56,11 +61,15 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app = Flask(__name__)
     app.config.update(DEFAULTS)
     app.config.update(config or {})
+    if "MAX_CONTENT_LENGTH" not in (config or {}):  # one limit: the server's
+        app.config["MAX_CONTENT_LENGTH"] = app.config["LIMITS"].body_bytes
     app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.url_map.converters["int"] = BoundedInt  # before any route takes a number
     the_store = GameStore(app.config["DATABASE"] or default_db())
     app.extensions["cribcam.store"] = the_store
     the_broker = app.extensions["cribcam.broker"] = Broker()
     app.extensions["cribcam.uploads"] = FrameMemory(keep=32)
+    app.extensions["cribcam.views"] = ViewCache()
     app.extensions["cribcam.page_tables"] = PageTables()
     the_modes = app.extensions["cribcam.table_modes"] = TableModes(the_store, the_broker)
     install_decks(app)  # before the server camera loads its reader: it reads with the deck in use
@@ -69,9 +78,12 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.config["SECRET_KEY"] = the_store.secret("cookie-key")  # pairings survive restarts
     if app.config["PAIRING_CODE"] is not None:
         app.config["SESSION_COOKIE_SECURE"] = True  # --lan serves HTTPS only
+    security.install(app)  # first: a request from another host or site goes no further
     # the catalogs: pages, errors and spoken counts in each device's language
     i18n.install(app, Path(app.config["TRANSLATIONS"] or i18n.TRANSLATIONS))
     pairing.install(app)
+    limits.install(app)
+    paired.install(app)
     register_error_handlers(app)
     app.register_blueprint(api)
     app.register_blueprint(camera_api)

@@ -3,7 +3,7 @@ suggestions, the "settle it" view of the current count, and the pictures kept wi
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, current_app, jsonify
+from flask import Blueprint, Response, current_app, jsonify, request
 
 from webui.api import store
 from webui.camera_view import game_camera_view, no_camera
@@ -48,8 +48,10 @@ def game_camera(game_id: str) -> Response:
 
 @camera_api.post("/games/<game_id>/camera")
 def watch_game(game_id: str) -> Response:
-    """Make the server camera follow this game (its seats, dealer and deal) from now on."""
-    return jsonify(game_camera_view(feed(), store().load(game_id), switch=True))
+    """Make the server camera follow this game (its seats, dealer and deal) from now on; with
+    `?table=1` (table mode's page) what it sees is applied to the game, else only suggested."""
+    table = request.args.get("table") == "1"
+    return jsonify(game_camera_view(feed(), store().load(game_id), switch=True, table_mode=table))
 
 
 @camera_api.get("/games/<game_id>/count")

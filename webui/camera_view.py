@@ -26,7 +26,7 @@ def no_camera() -> dict[str, Any]:
 
 
 def game_camera_view(
-    feed: CameraFeed | None, stored: StoredGame, *, switch: bool
+    feed: CameraFeed | None, stored: StoredGame, *, switch: bool, table_mode: bool | None = None
 ) -> dict[str, Any]:
     """The feed's snapshot plus `seats`, `watching`, each event's game `seat_index` and
     `suggestions` (with `switch`, the feed follows this game from now on)."""
@@ -35,7 +35,9 @@ def game_camera_view(
     game = stored.game
     players = game.settings.players
     deal = game.deal_state.number if game.deal_state else 0
-    watching = feed.attach(stored.id, players, game.dealer, deal, switch=switch)
+    watching = feed.attach(
+        stored.id, players, game.dealer, deal, switch=switch, table_mode=table_mode
+    )
     view = feed.snapshot()
     view["watching"] = watching
     view["seats"] = [

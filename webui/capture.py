@@ -79,6 +79,7 @@ class CameraFeed:
         self.memory = memory or FrameMemory()
         self._reader_factory, self._opener, self._on_change = reader_factory, opener, on_change
         self._on_table = on_table
+        self._table_on = False  # a table mode page asked for it (`attach`)
         self._table_mode: dict[str, Any] | None = None
         self._event_ids: dict[int, str] = {}  # smoother frame number of a play event → frame id
         self._interval, self._retry, self._read_timeout = interval, retry, read_timeout
@@ -141,14 +142,27 @@ class CameraFeed:
         return None if image is None else thumbnail(image, side)
 
     def attach(
-        self, game_id: str, players: int, dealer: int | None, deal: int, *, switch: bool
+        self,
+        game_id: str,
+        players: int,
+        dealer: int | None,
+        deal: int,
+        *,
+        switch: bool,
+        table_mode: bool | None = None,
     ) -> bool:
         """Read the table for this game: its seat layout, dealer (for the crib) and deal (a new
         deal forgets the cards laid). Without `switch` only a feed that follows no game or
-        already this one is changed. Returns whether the feed now follows `game_id`."""
+        already this one is changed. `table_mode` turns applying what the camera sees on or off
+        (None: as it was for this game; off for another). Returns whether the feed now follows
+        `game_id`."""
         with self._lock:
             if not (switch or self._game in (None, game_id)):
                 return False
+            if table_mode is not None:
+                self._table_on = table_mode
+            elif self._game != game_id:
+                self._table_on = False
             if players != len(self._smoother.layout.seats):
                 self._smoother = TableSmoother(layout_for(players))
                 self._event_frames.clear()
@@ -257,7 +271,7 @@ class CameraFeed:
             self._frame = {"index": frame.index, "size": list(frame.size),
                            "timestamp": round(frame.timestamp, 3), "ms": round(ms, 1),
                            **frame_quality(seen)}  # fmt: skip
-            game = self._game
+            game = self._game if self._table_on else None
             players = len(self._smoother.layout.seats)
             view = table_view(smoothed.state, self._smoother.events, players,
                               dict(self._event_ids).get)  # fmt: skip

@@ -1,14 +1,16 @@
 """Every failure the API can meet becomes a JSON `{"error": ...}` with a fitting 4xx status.
 
 Domain errors say what was wrong with the input (400) or that the action does not fit the game
-as it stands (409); only a genuine bug reaches the catch-all, which logs it and answers 500
-without a traceback.
+as it stands (409); a full disk is 507 (the write is rolled back; reads go on); only a genuine
+bug reaches the catch-all, which logs it and answers 500 without a traceback.
 """
 
 from __future__ import annotations
 
+import errno
 import logging
 import re
+import sqlite3
 from collections.abc import Sequence
 
 from flask import Flask, Response, current_app, jsonify
@@ -52,6 +54,13 @@ class GameNotFoundError(ApiError):
 
 class NoCardModelError(ApiError):
     status = 503
+
+
+def disk_full(error: BaseException) -> bool:
+    """Whether `error` is the database's or the file system's "no space left"."""
+    if isinstance(error, sqlite3.Error):
+        return getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
+    return isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT)
 
 
 def error_response(
@@ -126,5 +135,12 @@ def register_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(Exception)
     def bug(error: Exception) -> tuple[Response, int]:
+        if disk_full(error):
+            log.error("disk full: %s", error)
+            return error_response(
+                "the server's disk is full: nothing was saved; free some "
+                "space on it and try again (games can still be read)",
+                507,
+            )
         log.exception("unhandled error")
         return error_response(f"internal error ({type(error).__name__}); see the server log", 500)

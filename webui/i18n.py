@@ -15,6 +15,7 @@ the language writes them.
 
 from __future__ import annotations
 
+import gettext
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
@@ -40,7 +41,8 @@ from flask import (
 )
 from werkzeug.wrappers import Response as BaseResponse
 
-from scorer.show import Show
+from scorer.cards import parse_card, parse_cards
+from scorer.show import Show, score_show
 
 TRANSLATIONS = Path(__file__).parent / "translations"
 SOURCE = "en"
@@ -61,6 +63,9 @@ class Language:
     name: str  # in the language itself: "dansk"
     translations: NullTranslations = field(repr=False)
     plural: str  # gettext's Plural-Forms expression of n
+    #: The plural form for each of the language's CLDR plural categories ("one", "few",
+    #: "other"): the page picks a form through Intl.PluralRules, with no code to evaluate.
+    plurals: Mapping[str, int] = field(repr=False)
     messages: Mapping[str, str | list[str]] = field(repr=False)
 
     def t(self, message: str, **values: Any) -> str:
@@ -92,7 +97,8 @@ class Language:
     @property
     def script(self) -> str:
         """The catalog as the page's scripts load it."""
-        data = {"lang": self.code, "plural": self.plural, "messages": self.messages}
+        data = {"lang": self.code, "plural": self.plural, "plurals": self.plurals,
+                "messages": self.messages}
         return f"window.CRIBCAM_CATALOG = {json.dumps(data, ensure_ascii=False)};\n"
 
     @property
@@ -102,7 +108,24 @@ class Language:
 
 
 def english() -> Language:
-    return Language(SOURCE, "English", NullTranslations(), "(n != 1)", {})
+    plurals = plural_forms(SOURCE, "(n != 1)")
+    return Language(SOURCE, "English", NullTranslations(), "(n != 1)", plurals, {})
+
+
+def plural_forms(code: str, expression: str) -> dict[str, int]:
+    """Which of a catalog's plural forms (its gettext expression) each CLDR plural category
+    of the language takes; a ValueError where the two disagree (a wrong Plural-Forms header).
+
+    >>> plural_forms("ro", "(n == 1 ? 0 : n == 0 || n % 100 >= 1 && n % 100 <= 19 ? 1 : 2)")
+    {'few': 1, 'one': 0, 'other': 2}
+    """
+    form = gettext.c2py(expression)
+    category = Locale.parse(code).plural_form
+    found: dict[str, int] = {}
+    for n in range(1000):  # the rules repeat within a thousand
+        if found.setdefault(category(n), form(n)) != form(n):
+            raise ValueError(f"{code}: Plural-Forms {expression!r} disagree with CLDR at n={n}")
+    return dict(sorted(found.items()))
 
 
 def load_language(path: Path) -> Language:
@@ -125,7 +148,8 @@ def load_language(path: Path) -> Language:
         elif message.string:
             messages[key] = message.string
     name = Locale.parse(code).get_display_name(code) or code
-    return Language(code, name, Translations(compiled), catalog.plural_expr, messages)
+    plurals = plural_forms(code, catalog.plural_expr)
+    return Language(code, name, Translations(compiled), catalog.plural_expr, plurals, messages)
 
 
 def load_languages(directory: Path = TRANSLATIONS) -> dict[str, Language]:
@@ -176,6 +200,20 @@ def language() -> Language:
 def spoken(show: Show) -> str:
     """A show's count as said at the table, in this request's language."""
     return show.spoken(language().words)
+
+
+def with_spoken(view: dict[str, Any]) -> dict[str, Any]:
+    """A game's view with each show's `spoken` count in this request's language. Views are
+    made once in English and shared by every reader (`webui.view_cache`): this is a copy."""
+    chosen = language()
+    if chosen.code == SOURCE or not view.get("shows"):
+        return view
+    shows = [
+        {**show, "spoken": score_show(parse_cards(show["hand"]), parse_card(show["starter"]),
+                                      crib=show["crib"]).spoken(chosen.words)}
+        for show in view["shows"]
+    ]  # fmt: skip
+    return {**view, "shows": shows}
 
 
 def t(message: str, **values: Any) -> str:

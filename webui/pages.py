@@ -3,6 +3,7 @@ through the JSON API."""
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
 from typing import Any
 
@@ -10,8 +11,9 @@ from flask import Blueprint, current_app, redirect, render_template, request, se
 from werkzeug.wrappers import Response
 
 from webui.api import store
+from webui.devices import browser_name
 from webui.i18n import t
-from webui.pairing import check_code, locked_out
+from webui.pairing import PairingLocked, check_code, devices
 
 pages = Blueprint("pages", __name__)
 
@@ -61,18 +63,24 @@ def table(game_id: str) -> str:
 
 
 @pages.route("/pair", methods=["GET", "POST"])
-def pair() -> str | Response:
+def pair() -> str | Response | tuple[str, int, dict[str, str]]:
     error = None
     target = request.values.get("next") or url_for("pages.index")
     if not target.startswith("/") or target.startswith("//"):
         target = url_for("pages.index")
     if request.method == "POST":
-        if locked_out():
-            error = t("Too many wrong codes: restart the server to pair again.")
-        elif check_code(request.form.get("code", "")):
-            session["paired"] = current_app.config["PAIRING_CODE"]
+        try:
+            right = check_code(request.form.get("code", ""))
+        except PairingLocked as locked:
+            wait = t("Too many wrong codes from this device: try again in {seconds} s.",
+                     seconds=math.ceil(locked.seconds))
+            page = render_template("pair.html", error=wait, next=target)
+            return page, 429, {"Retry-After": str(math.ceil(locked.seconds))}
+        if right:
+            _, token = devices().add(browser_name(request.user_agent.string),
+                                     request.remote_addr or "")  # fmt: skip
+            session["device"] = token
             session.permanent = True
             return redirect(target)
-        else:
-            error = t("That is not the code. Look at the terminal running cribcam serve.")
+        error = t("That is not the code. Look at the terminal running cribcam serve.")
     return render_template("pair.html", error=error, next=target)

@@ -98,6 +98,8 @@ REFUSALS = (
     _p("error", "no such page or endpoint"),
     _p("error", "method not allowed here"),
     _p("error", "internal error ({text}); see the server log"),
+    _p("error", "the server's disk is full: nothing was saved; free some space on it and try "
+                "again (games can still be read)"),
     # what the slots {action} and {message} may hold
     _p("error", "play {card}"),
     _p("error", "play a card"),

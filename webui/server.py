@@ -1,7 +1,9 @@
-"""Serving the app on cheroot: a pure-Python, threaded WSGI server that also speaks HTTPS.
+"""Serving the app on cheroot: a pure-Python, threaded WSGI server that also speaks HTTPS
+(waitress, which bounds slow clients by itself, has no TLS, and `--lan` needs it).
 
-Each open page holds one worker thread for its live-update stream, so the pool is sized for a
-table's worth of phones and tablets beyond the ordinary requests.
+Each open page holds one worker thread for its live-update stream, so the pool has a thread for
+every live-stream slot (`ServerLimits.live_streams`) beyond the ordinary requests' threads:
+open pages never starve other requests. `webui.connections` bounds slow and greedy clients.
 """
 
 from __future__ import annotations
@@ -15,18 +17,40 @@ from types import FrameType
 from typing import TextIO
 
 from cheroot import wsgi
-from cheroot.ssl.builtin import BuiltinSSLAdapter
 from flask import Flask
 
-THREADS = 32
+from webui.connections import ClientCounter, GuardedConnection, WorkerTLS
+from webui.limits import ServerLimits
+
+
+class Server(wsgi.Server):
+    """cheroot's WSGI server with the app's limits: threads, backlog, idle timeout,
+    keep-alive connections, and per-client connections (`webui.connections`)."""
+
+    ConnectionClass = GuardedConnection
+
+    def __init__(self, bind: tuple[str, int], app: Flask, limits: ServerLimits) -> None:
+        super().__init__(bind, app, numthreads=limits.threads, server_name="cribcam",
+                         request_queue_size=limits.backlog,
+                         timeout=limits.idle_seconds)  # type: ignore[arg-type]  # fmt: skip
+        self.limits = limits
+        self.clients = ClientCounter(limits.connections_per_address)
+        self.keep_alive_conn_limit = limits.keep_alive_connections
+        self.max_request_header_size = limits.header_bytes
 
 
 def make_server(
-    app: Flask, host: str, port: int, tls: tuple[Path, Path] | None = None
-) -> wsgi.Server:
-    server = wsgi.Server((host, port), app, numthreads=THREADS, server_name="cribcam")
+    app: Flask,
+    host: str,
+    port: int,
+    tls: tuple[Path, Path] | None = None,
+    limits: ServerLimits | None = None,
+) -> Server:
+    """The server for `app` on `host`:`port`, HTTPS with `tls` (cert, key); `limits`: the
+    app's own unless given."""
+    server = Server((host, port), app, limits or app.config["LIMITS"])
     if tls is not None:
-        server.ssl_adapter = BuiltinSSLAdapter(str(tls[0]), str(tls[1]))
+        server.ssl_adapter = WorkerTLS(str(tls[0]), str(tls[1]))
     return server
 
 

@@ -100,10 +100,11 @@ class GameStore:
             db.execute("BEGIN IMMEDIATE")
             try:
                 yield db
+                db.execute("COMMIT")
             except BaseException:
-                db.execute("ROLLBACK")
+                if db.in_transaction:  # SQLite may have rolled back itself (a full disk)
+                    db.execute("ROLLBACK")
                 raise
-            db.execute("COMMIT")
 
     # -- meta ------------------------------------------------------------------------------
     def secret(self, key: str) -> str:
@@ -165,6 +166,19 @@ class GameStore:
         if row is None:
             raise GameNotFoundError(f"no game {game_id!r}")
         return int(row[0])
+
+    def match_revisions(self, game_id: str) -> tuple[str, tuple[tuple[str, int], ...]]:
+        """The game's match id, and each game of the match with its revision (one query): a
+        game's view is the same as long as these are."""
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT match_id, id, revision FROM games WHERE match_id ="
+                " (SELECT match_id FROM games WHERE id = ?) ORDER BY created, rowid",
+                (game_id,),
+            ).fetchall()
+        if not rows:
+            raise GameNotFoundError(f"no game {game_id!r}")
+        return str(rows[0][0]), tuple((str(r[1]), int(r[2])) for r in rows)
 
     def match_games(self, match_id: str) -> list[StoredGame]:
         with self._connect() as db:

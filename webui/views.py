@@ -15,7 +15,6 @@ from scorer.game import Game, Phase
 from scorer.json_api import show_to_json
 from scorer.match import Match
 from scorer.show import score_show
-from webui.i18n import spoken
 from webui.store import StoredGame
 
 
@@ -64,7 +63,7 @@ def shows(game: Game) -> list[dict[str, Any]]:
             "deal": event.deal, "what": event.kind.value, "seat": event.seat,
             "pegged": event.points, "for_interest": event.for_interest,
             "claim": None if event.claim is None else event.claim.to_json(),
-            **show_to_json(show), "spoken": spoken(show),  # in the request's language
+            **show_to_json(show),
         })  # fmt: skip
     result.sort(key=lambda s: -int(s["deal"]))
     return result

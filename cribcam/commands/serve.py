@@ -22,6 +22,7 @@ from webui.app import create_app, shutdown
 from webui.pairing import new_code
 from webui.paths import data_dir, default_db
 from webui.photo_reading import PhotoReading
+from webui.security import server_names
 from webui.server import make_server, serve
 from webui.tls import IPAddress, ensure_certificate, fingerprint, lan_addresses
 
@@ -77,7 +78,13 @@ def app_config(args: argparse.Namespace, code: str | None) -> dict[str, Any]:
         "PHOTO_READER": installed_photo_reader(reading_config(args)),
         "PAIRING_CODE": code,
         "DECKS_DIR": args.decks,
+        "ALLOWED_HOSTS": server_names(listen_host(args), lan=args.lan),
     }
+
+
+def listen_host(args: argparse.Namespace) -> str:
+    """Where to listen: `--host`, else every interface with `--lan`, else loopback only."""
+    return str(args.host or ("0.0.0.0" if args.lan else "127.0.0.1"))
 
 
 def listening_addresses(host: str) -> list[IPAddress]:
@@ -127,7 +134,7 @@ def lan_lines(address: str, code: str, certificate: Path) -> list[str]:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    host = args.host or ("0.0.0.0" if args.lan else "127.0.0.1")
+    host = listen_host(args)
     code = new_code() if args.lan else None
     app = create_app(app_config(args, code))
     tls = ensure_certificate(data_dir() / "tls") if args.lan else None

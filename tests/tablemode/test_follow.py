@@ -185,3 +185,13 @@ def test_deals_laid_card_by_card_score_as_entered_by_hand(script: DealScript) ->
         apply_sure(game, follower, view(laid[:count], starter=starter))
     apply_sure(game, follower, view(laid, starter=starter, crib=[str(c) for c in script.crib]))
     assert game.scores == by_hand(script).scores and game.deals_played == 1
+
+
+def test_two_cards_seen_in_the_other_order_are_played_in_turn() -> None:
+    game, follower = play_ready()
+    # Seat 1 leads 10S and seat 0 lays JH, but the camera settles on JH first.
+    swapped = TableView(sure(STARTER), (LaidCard(0, sure("JH")), LaidCard(1, sure("10S"))))
+    applied = apply_sure(game, follower, swapped)
+    assert [p.text for p in applied] == ["seat 1 played 10S", "seat 0 played JH"]
+    assert game.deal_state is not None and game.deal_state.pegging is not None
+    assert game.deal_state.pegging.count == 20

@@ -6,6 +6,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import cv2
+import numpy as np
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
@@ -14,7 +16,7 @@ from tests.helpers import png_claiming
 from tests.webui.conftest import HANDS, Act, play_to_pegging
 from vision.photo_reader import PhotoReader
 
-JPEG = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + b"\x00" * 32 + b"\xff\xd9"
+JPEG = cv2.imencode(".jpg", np.full((48, 64, 3), 90, np.uint8))[1].tobytes()
 
 
 class FakeDetector:
@@ -108,12 +110,12 @@ def test_detect_refuses_bad_uploads(
 
 
 def test_detect_refuses_an_image_claiming_too_many_pixels(app: Flask) -> None:
-    """The app's own reader refuses it from its header: no decoding, no model loaded."""
+    """The upload budget refuses it from its header: no decoding, no model loaded."""
     app.config["PHOTO_READER"] = PhotoReader()
     huge = png_claiming(20_000, 20_000)
     response = app.test_client().post("/api/detect", data=huge, content_type="image/png")
-    assert response.status_code == 400
-    assert "more than 150 megapixels" in response.json["error"]  # type: ignore[index]
+    assert response.status_code == 413
+    assert "20000 x 20000 image is too large" in response.json["error"]  # type: ignore[index]
 
 
 def test_create_and_get_a_game(client: FlaskClient) -> None:

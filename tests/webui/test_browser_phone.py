@@ -26,7 +26,7 @@ from scorer.match import Match
 from scorer.settings import Settings, Skunk
 from scorer.show import score_show
 from tests.webui.conftest import HANDS
-from tests.webui.test_browser import chromium
+from tests.webui.test_browser import BYPASS_CSP, chromium
 from tests.webui.test_browser_game import scores_on, symbols
 from tests.webui.test_serve import Server
 
@@ -53,7 +53,7 @@ EngineStep = Callable[[Game], object]
 
 def sized_page(browser: sync_api.Browser, size: str, errors: list[str]) -> sync_api.Page:
     width, height = SIZES[size]
-    page = browser.new_page(viewport={"width": width, "height": height})
+    page = browser.new_page(viewport={"width": width, "height": height}, bypass_csp=BYPASS_CSP)
     page.set_default_timeout(90_000)  # a loaded 2-core machine is slow
     page.on("pageerror", lambda error: errors.append(str(error)))
     return page

@@ -18,7 +18,7 @@ from cribtrain.data.deal_clips import DealScript, deal_clip
 from cribtrain.data.synth import load_decks
 from cribtrain.measure.table_mode import by_hand
 from tests.helpers import FIXTURES
-from tests.webui.test_browser import ARGS, CHROMIUM
+from tests.webui.test_browser import ARGS, BYPASS_CSP, CHROMIUM
 from tests.webui.test_serve import Server
 
 pytestmark = pytest.mark.slow  # a real browser on a whole deal: left out of the fast loop
@@ -51,7 +51,7 @@ def table_page(server: Server, game_id: str, video: Path, size: str) -> Iterator
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS + camera_args)
         try:
-            page = browser.new_page(viewport=SIZES[size])
+            page = browser.new_page(viewport=SIZES[size], bypass_csp=BYPASS_CSP)
             page.set_default_timeout(150_000)  # a whole deal on a loaded 2-core machine
             errors: list[str] = []
             page.on("pageerror", lambda error: errors.append(str(error)))

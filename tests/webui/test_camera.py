@@ -365,9 +365,12 @@ def test_table_mode_follows_the_server_camera_and_keeps_each_frame(
         cam.post(f"/api/games/{game_id}/actions", json={"kind": "dealer", "seat": 0}).status_code
         == 200
     )
-    assert cam.post(f"/api/games/{game_id}/camera").status_code == 200  # the feed follows it
     reader.table = [("7H", (360.0, 250.0))]
     feed = feed_of(cam)
+    assert cam.post(f"/api/games/{game_id}/camera").status_code == 200  # the form: suggestions
+    wait_for(feed, lambda: (t := feed.snapshot()["table"]) and t["starter"] == "7H")
+    assert view_of(cam, f"/api/games/{game_id}")["phase"] == "deal"
+    assert cam.post(f"/api/games/{game_id}/camera?table=1").status_code == 200  # table mode
     wait_for(feed, lambda: view_of(cam, f"/api/games/{game_id}")["starter"] == "7H")
     assert view_of(cam, f"/api/games/{game_id}")["phase"] == "play"
     reader.table = [("7H", (360.0, 250.0)), ("5H", PLAY_TOP)]  # seat 1 (top) leads

@@ -17,7 +17,7 @@ from cryptography import x509
 from cribcam.commands.serve import lan_lines, listening_addresses
 from tests.webui.test_serve import Server
 from webui import create_app, tls
-from webui.pairing import MAX_WRONG_CODES
+from webui.limits import LIMITS
 from webui.tls import ensure_certificate, fingerprint, lan_addresses
 
 PHONE = {"REMOTE_ADDR": "192.0.2.7"}  # a documentation address: never contacted
@@ -43,14 +43,21 @@ def test_other_devices_must_pair(db_path: Path) -> None:
     assert laptop.get("/api/games").status_code == 200
 
 
-def test_guessing_locks_pairing(db_path: Path) -> None:
+def test_guessing_locks_out_that_device_only(db_path: Path) -> None:
     app = create_app({"TESTING": True, "DATABASE": db_path, "PAIRING_CODE": "123456"})
     phone = app.test_client()
     phone.environ_base.update(PHONE)
-    for _ in range(MAX_WRONG_CODES):
+    for _ in range(LIMITS.pairing_free_tries + 1):
         phone.post("/pair", data={"code": "999999"})
-    locked = phone.post("/pair", data={"code": "123456"})
-    assert locked.status_code == 200 and b"Too many wrong codes" in locked.data
+    locked = phone.post("/pair", data={"code": "123456"})  # even the right code must wait
+    assert locked.status_code == 429 and b"Too many wrong codes" in locked.data
+    assert int(locked.headers["Retry-After"]) >= 1
+    tool = phone.get("/api/games", headers={"X-Pairing-Code": "123456"})
+    assert tool.status_code == 429 and "try again in" in tool.json["error"]  # type: ignore[index]
+    other = app.test_client()  # another device on the LAN pairs as usual
+    other.environ_base.update({"REMOTE_ADDR": "192.0.2.8"})
+    assert other.post("/pair", data={"code": "123456", "next": "/"}).status_code == 302
+    assert other.get("/api/games").status_code == 200
 
 
 def test_certificate_is_made_once_and_reused(tmp_path: Path) -> None:

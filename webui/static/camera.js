@@ -73,7 +73,7 @@ async function postJpeg(url, blob) {
   return { ok: response.ok, status: response.status, answer };
 }
 
-const postFrame = (gameId, blob) => postJpeg(`/api/games/${gameId}/frame`, blob);
+const postFrame = (gameId, blob, query = "") => postJpeg(`/api/games/${gameId}/frame${query}`, blob);
 
 /* A card the camera misread, kept for the deck in use's next tune: the frame's own bytes and
    one corner index's box in it (the server cuts the patch as enrolment does). */
@@ -96,6 +96,7 @@ class Camera {
     this.latencies = [];  // the last frames' times from grabbing to the overlay drawn, ms
     this.interval = FRAME_INTERVAL_MS;  // table mode reads more often
     this.label = boxLabel;
+    this.query = "";  // "?table=1": table mode applies what the camera sees
   }
   say(text) { this.status.textContent = text; }
   supported() {
@@ -159,7 +160,7 @@ class Camera {
       canvas.height = this.video.videoHeight;
       canvas.getContext("2d").drawImage(this.video, 0, 0);
       const blob = await new Promise((ok) => canvas.toBlob(ok, "image/jpeg", 0.8));
-      const { ok, status, answer } = await postFrame(this.gameId, blob);
+      const { ok, status, answer } = await postFrame(this.gameId, blob, this.query);
       if (!ok) {
         this.say(answer.error || t("frame refused ({status})", { status: String(status) }));
         if (status === 503) this.stop();

@@ -5,10 +5,12 @@
    count (the language's plural forms); tx() fills in elements too (a card chip). Numbers are
    written as the language writes them. English is the message ids themselves. */
 "use strict";
-const CATALOG = window.CRIBCAM_CATALOG || { lang: "en", plural: "(n != 1)", messages: {} };
+const CATALOG = window.CRIBCAM_CATALOG || { lang: "en", plurals: { one: 0, other: 1 }, messages: {} };
 const LANG = CATALOG.lang;
-// the catalog's Plural-Forms: a C expression of n, which is JavaScript too
-const pluralForm = new Function("n", `return Number(${CATALOG.plural});`);
+// the language's plural categories, each mapped by the server to its catalog's form (no eval:
+// the page's content security policy allows none)
+const PLURAL_RULES = new Intl.PluralRules(LANG);
+const pluralForm = (n) => CATALOG.plurals[PLURAL_RULES.select(n)] ?? (n === 1 ? 0 : 1);
 const NUMBERS = new Intl.NumberFormat(LANG);
 
 /* A number in the language's own format; `digits`: exactly that many decimals. */

@@ -74,6 +74,7 @@ function startBrowserCamera() {
     (answer) => followCamera(answer), () => { $("camera-start").hidden = false; });
   camera.interval = TABLE_FRAME_MS;
   camera.label = (det) => cardLabel(det.card);  // the players know where their cards lie
+  camera.query = "?table=1";
   camera.onStop = () => { $("camera-start").hidden = false; };
   $("camera-start").addEventListener("click", async () => {
     $("camera-start").hidden = true;
@@ -359,7 +360,7 @@ function connect() {
   if (SERVER_CAMERA) {
     $("camera-start").hidden = true;
     $("camera-video").hidden = true;
-    const view = await api("POST", `/api/games/${GAME}/camera`);
+    const view = await api("POST", `/api/games/${GAME}/camera?table=1`);
     if (view) showServerCamera(view);
   } else startBrowserCamera();
   connect();
