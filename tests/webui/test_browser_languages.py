@@ -30,6 +30,11 @@ SAID = {
     "ro": ("Împărțirea 2: împarte Ann", "Ann împarte", "cincisprezece doi și cincisprezece patru"),
 }
 BROWSER_LOCALES = {"en": "en-US", "da": "da-DK", "ro": "ro-RO"}
+PLURALS = {
+    "en": ["1 card", "2 cards", "21 cards", "101 cards"],
+    "da": ["1 kort", "2 kort", "21 kort", "101 kort"],
+    "ro": ["1 carte", "2 cărți", "21 de cărți", "101 cărți"],
+}
 #: Table mode's question about a card read as 7H where it cannot be (Ann said go, Bob laid a 7),
 #: its doubt, and its button for "not a card", per language.
 ASKED = {
@@ -124,6 +129,8 @@ def test_the_game_in_each_language_at_phone_size(
     assert f"“{crib}”" in page.locator("#shows .spoken").all_inner_texts()
     assert page.get_attribute(".langs a[aria-current]", "hreflang") == language
     fits_the_phone(page)
+    counted = page.evaluate("[1, 2, 21, 101].map((n) => tn('{n} card', '{n} cards', n))")
+    assert counted == PLURALS[language]  # the language's plural forms, through Intl
     shoot(page, f"game-{language}", full_page=False)
     shoot(page, f"game-{language}-full", full_page=True)
 
