@@ -14,6 +14,9 @@ class TableModeConfig:
     choices_offered: int = 4
     #: The reader's choices tried against the deal before giving up on a reading.
     choices_tried: int = 8
+    #: Views to wait before asking about a card laid out of turn: the card laid before it
+    #: (two laid nearly together) may still reach the table's rows.
+    order_patience: int = 4
 
 
 DEFAULT_TABLE_MODE = TableModeConfig()

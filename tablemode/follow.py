@@ -104,6 +104,8 @@ class Follower:
     _taken: list[int] = field(default_factory=list)
     #: (deal, cards laid, event index) of the last play proposed: taken once a card more is laid.
     _offered: tuple[int, int, int] | None = None
+    #: How many views the next play has looked laid out of turn, by its key.
+    _out_of_turn: dict[str, int] = field(default_factory=dict)
 
     def proposals(self, game: Game, view: TableView) -> list[Proposal]:
         """What the table shows next that the game has not taken, in the order to apply it
@@ -167,6 +169,10 @@ class Follower:
             second = self._play_of(game, view.plays[free[1]], key)
             if not second.doubt:
                 chosen, index = second, free[1]
+        if chosen.seat != view.plays[index].seat:  # out of turn: wait for the card before it
+            waited = self._out_of_turn[key] = self._out_of_turn.get(key, 0) + 1
+            if waited <= self.config.order_patience:
+                return None
         self._offered = (deal.number, laid, index)
         return chosen
 

@@ -5,10 +5,11 @@
 Stage 1 (`IndexFinder`) boxes the corner indices, stage 2 (`IndexReader`) reads each one; both
 run again for a closer or a far look where one is due, the looks pooled. Scoring weighs both
 stages' outputs into one calibrated chance per reading (`ScoreCalibration`), orientation says
-which way each index faces, and the readings group into physical cards, a conflict's weaker
-sightings read again as their second choice. Each stage takes and gives `Detections`; every
-threshold comes from one `ReadingConfig`; a `Reading` carries what a frame gave and each
-stage's time, so one reader serves several threads at once.
+which way each index faces, and the readings group into physical cards by geometry, each named
+from all its indices' readings together, a conflict's weaker sightings read again as their
+second choice. Each stage takes and gives `Detections`; every threshold comes from one
+`ReadingConfig`; a `Reading` carries what a frame gave and each stage's time, so one reader
+serves several threads at once.
 """
 
 from __future__ import annotations
@@ -207,8 +208,12 @@ class CardReader:
         return readings.with_rows(scores=scores[1], class_ids=ranked[:, 1])
 
     def orient(self, frame: Image, scored: Detections) -> Detections:
-        """`scored` with which way the index of each reading at the card threshold faces."""
-        wanted = scored.scores >= self.pairing.min_score
+        """`scored` with which way the index of each reading that may make or join a card faces
+        (at the card threshold, or boxed surely enough to join one: `PairingConfig`)."""
+        pairing = self.pairing
+        wanted = scored.scores >= pairing.min_score
+        if scored.box_scores is not None:
+            wanted |= scored.box_scores >= pairing.join_box_score
         return scored.with_rows(facing=self.orientations(frame, scored.boxes, wanted))
 
     def orientations(
@@ -223,7 +228,8 @@ class CardReader:
         return codes
 
     def group_into_cards(self, kept: Detections) -> FrameCards:
-        """The physical cards the `kept` readings make."""
+        """The physical cards the `kept` readings make, each named and scored from all its
+        indices' readings together."""
         return cards_from_detections(kept, self.pairing)
 
     def resolve_conflicts(self, scored: Detections, seen: FrameCards, keep: Keep) -> FrameCards:

@@ -26,6 +26,9 @@ from vision.table.smoothing import TableSmoother
 from vision.table.sources import open_source, read_image
 
 SEATS = ("bottom", "left", "top", "right")
+#: `cribcam eval --conditions` (`cribtrain.measure.evaluate.CONDITIONS`, whose torch-free
+#: module the command imports only when it runs).
+CONDITION_NAMES = ("as-is", "blurred", "half-light")
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -79,6 +82,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     evaluate.add_argument(
         "--against", type=Path, metavar="EARLIER_OUT",
         help="an earlier eval's --out folder: also write what changed, photo by photo",
+    )  # fmt: skip
+    evaluate.add_argument(
+        "--conditions", nargs="+", choices=CONDITION_NAMES, default=list(CONDITION_NAMES),
+        metavar="CONDITION",
+        help="read the photos as they are (as-is), under a Gaussian blur of sigma 1.5 px "
+        "(blurred) and with every pixel value halved (half-light), each measured on its own "
+        "(all three); report.json's full figures, photos.json and --against are the first's",
     )  # fmt: skip
     reading_options(evaluate)
     evaluate.set_defaults(run=run_eval)
@@ -265,6 +275,7 @@ def run_watch(args: argparse.Namespace) -> int:
 
 def run_eval(args: argparse.Namespace) -> int:
     from cribtrain.measure.evaluate import (
+        CONDITIONS,
         PHOTOS_FILE,
         compare_runs,
         evaluate,
@@ -275,9 +286,19 @@ def run_eval(args: argparse.Namespace) -> int:
 
     earlier = read_photos(args.against) if args.against else None  # a bad folder fails first
     reader = CardReader(args.models, config=reading_config(args))
-    report = evaluate(reader, args.dataset, _split_names(args), args.relabel)
+    conditions = {condition.name: condition for condition in CONDITIONS}
+    reports = {
+        name: evaluate(reader, args.dataset, _split_names(args), args.relabel,
+                       conditions[name].change)
+        for name in dict.fromkeys(args.conditions)
+    }  # fmt: skip
+    first, report = next(iter(reports.items()))
     args.out.mkdir(parents=True, exist_ok=True)
-    summary = report.summary()
+    summary = {
+        "condition": first,
+        **report.summary(),
+        "conditions": {name: each.headline() for name, each in reports.items()},
+    }
     (args.out / "report.json").write_text(json.dumps(summary, indent=1))
     (args.out / PHOTOS_FILE).write_text(json.dumps(report.photos(), indent=1))
     save_confusion_png(report.images, args.out / "confusion.png")

@@ -9,7 +9,9 @@ given again
 for the cards in view: a card whose every labelled box reaches the frame's edge is then neither
 required nor, read, held against the reader (the app reads a cut index only when surer than a
 whole one). The card-set figures come with 95 % intervals from resampling whole photos, and two
-runs can be compared photo by photo (`compare_runs`). Works for any folder of YOLO-labelled
+runs can be compared photo by photo (`compare_runs`). The photos can be read changed the way a
+camera spoils them (`CONDITIONS`: blurred, at half light), to see how the reading holds up
+where the camera is out of focus or the room is dim. Works for any folder of YOLO-labelled
 photos (corner or whole-card boxes: identities are compared per image).
 """
 
@@ -19,7 +21,7 @@ import itertools
 import json
 import statistics
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
@@ -56,6 +58,36 @@ FACE_CLASSES = _class_names(FACE_SHOWN_EDGES, " %")
 BOOTSTRAP_DRAWS = 2000
 #: The file of an evaluation folder holding each photo's cards (`Report.photos`).
 PHOTOS_FILE = "photos.json"
+#: The Gaussian blur (sigma, px of the photo) of the `blurred` condition: a camera a little out
+#: of focus, or a hand moving.
+BLUR_SIGMA = 1.5
+#: What the `half_light` condition keeps of each pixel value: a dim room at the same exposure.
+HALF_LIGHT = 0.5
+
+
+def blurred(frame: Image, sigma: float = BLUR_SIGMA) -> Image:
+    """`frame` under a Gaussian blur of `sigma` px."""
+    return np.asarray(cv2.GaussianBlur(frame, (0, 0), sigma), np.uint8)
+
+
+def half_light(frame: Image, light: float = HALF_LIGHT) -> Image:
+    """`frame` with every pixel value scaled by `light` (rounded)."""
+    return np.asarray(np.round(frame.astype(np.float32) * light), np.uint8)
+
+
+class Condition(NamedTuple):
+    """A way of reading the photos: its name and what it does to each photo first."""
+
+    name: str
+    change: Callable[[Image], Image]
+
+
+#: The conditions `cribcam eval` reads the photos in, each measured on its own.
+CONDITIONS = (
+    Condition("as-is", lambda frame: frame),
+    Condition("blurred", blurred),
+    Condition("half-light", half_light),
+)
 
 
 class FrameReader(Protocol):
@@ -153,6 +185,18 @@ class Report:
             for r in self.images
         ]  # fmt: skip
 
+    def headline(self) -> dict[str, Any]:
+        """The figures a player would notice: card-set precision and recall and the share of
+        photos read exactly (no card wrong or missed), all in %."""
+        counts = CardSetCounts.of((r.truth_cards, r.read_cards) for r in self.images)
+        exact = sum(r.truth_cards == r.read_cards for r in self.images)
+        return {
+            "photos": len(self.images),
+            "precision": round(100 * counts.precision, 2),
+            "recall": round(100 * counts.recall, 2),
+            "photos_fully_right": round(100 * exact / max(len(self.images), 1), 1),
+        }
+
     def summary(self) -> dict[str, Any]:
         every = [(r.truth_cards, r.read_cards) for r in self.images]
         seen = [r.in_view() for r in self.images]
@@ -238,13 +282,17 @@ def evaluate(
     dataset: Path,
     names: Iterable[str] | None = None,
     relabel: Path | None = None,
+    change: Callable[[Image], Image] | None = None,
 ) -> Report:
-    """Read every labelled photo of a YOLO folder (images/, labels/) and compare."""
+    """Read every labelled photo of a YOLO folder (images/, labels/) and compare; `change`:
+    what to do to each photo before it is read (a `Condition`'s)."""
     if not photo_files(dataset, names):
         chosen = " named in the split" if names is not None else ""
         raise EvaluationError(f"no photos{chosen} in {dataset / 'images'} (*.jpg, *.png)")
     report = Report()
     for path, frame, truth in labelled_photos(dataset, names, relabel):
+        if change is not None:
+            frame = change(frame)
         reading = reader.read(frame)
         found, cards = reading.indices, reading.cards
         report.images.append(

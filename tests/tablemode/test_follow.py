@@ -130,8 +130,12 @@ def test_a_card_that_would_pass_31_is_not_a_choice() -> None:
 
 def test_a_card_laid_out_of_turn_at_a_low_count_is_asked_about_not_guessed() -> None:
     game, follower = play_ready()
-    # Seat 1 leads, but the table shows seat 0's row first: at count 0 nobody says go.
-    proposal = follower.proposals(game, TableView(sure(STARTER), (LaidCard(0, sure("JH")),)))[0]
+    # Seat 1 leads, but the table shows seat 0's row first: at count 0 nobody says go. The
+    # card seat 1 laid before it may still be seen: the question waits a few views for it.
+    table = TableView(sure(STARTER), (LaidCard(0, sure("JH")),))
+    patience = follower.config.order_patience
+    assert [follower.proposals(game, table) for _ in range(patience)] == [[]] * patience
+    proposal = follower.proposals(game, table)[0]
     assert not proposal.sure and proposal.seat == 1 and "not next" in proposal.doubt
 
 

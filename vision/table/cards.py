@@ -1,11 +1,16 @@
 """Turn corner-index detections into physical cards.
 
 The detector sees printed corner indices, and a card carries two of them in opposite corners.
-Counting boxes would count most cards twice, so this module pairs them: two indices of the same
-identity at a plausible distance (a card is about 5–7 index heights tall, so its two index
-centres lie about 5.7 index heights apart) are one card. A card seen by one corner only
-(fanned hand, overlapping row) is still one card. A deck holds each card once, so the same
-identity seen at places that cannot be one card is a `Conflict` to report, never two cards.
+Counting boxes would count most cards twice, so this module groups them into physical cards by
+geometry: two indices of the same identity at a plausible distance (a card is about 5–7 index
+heights tall, so its two index centres lie about 5.7 index heights apart) are one card, and so
+are indices read as different cards that face each other from a card's two ends, or lie at the
+corners of one four-index card, where their readings are likelier one card's than two. Each
+card is then named from all its indices' readings together, so a card whose far corner is
+misread is still one card; two cards of one rank side by side, each read surely, stay two. A
+card seen by one corner only (fanned hand, overlapping row) is still one card. A deck holds
+each card once, so the same identity seen at places that cannot be one card is a `Conflict` to
+report, never two cards.
 
 >>> from vision.detection.detections import Detections
 >>> boxes = [[100, 100, 112, 120], [147, 182, 159, 202], [400, 100, 412, 120]]
@@ -60,6 +65,10 @@ class PairingConfig:
     #: Two indices facing the same way are one card's only this near: a four-index card's
     #: side-by-side pair (~2.4 apart); its diagonal or end-to-end pairs face opposite ways.
     side_by_side_max: float = 3.6
+    #: Indices read as different cards that face each other are one card's only where, seen
+    #: upright, the other lies right of this one or straight below it, at most this far left
+    #: (half an index's width and a little tilt); a row's neighbour lies a card's width left.
+    across_min: float = -0.5
     #: The two indices of one card differ in size by at most this factor (perspective).
     size_ratio: float = 2.0
     #: Offset from an upright index's centre to its card's centre (used when only one corner
@@ -72,6 +81,13 @@ class PairingConfig:
     choices: int = 5
     #: ...each at least this likely: the rest of a softmax is noise, not a choice.
     choice_floor: float = 0.001
+    #: A reading under `min_score` still joins a card as one of its indices where stage 1
+    #: boxed it at least this surely: its reading is combined with the card's others (a corner
+    #: read with moderate confidence adds to its card), though alone it makes no card.
+    join_box_score: float = 0.5
+    #: A card's indices' class probabilities are combined as their product, each first raised
+    #: by this much: no one reading, however sure, rules out what the card's others read.
+    reading_floor: float = 0.001
 
 
 @dataclass(frozen=True, eq=False)
@@ -171,15 +187,46 @@ class FrameCards:
 def cards_from_detections(
     detections: Detections, config: PairingConfig = PairingConfig()
 ) -> FrameCards:
-    """Group the corner indices of one frame into cards; report impossible duplicates."""
-    kept = _suppress_duplicates(detections[detections.scores >= config.min_score], config)
+    """Group the corner indices of one frame into cards; report impossible duplicates.
+
+    Indices group by geometry, then each card is named from all its indices' readings together
+    (`_named`), so a card whose corners read as different cards is still one card."""
+    usable = (detections.scores >= config.min_score) | _may_join(detections, config)
+    kept = _suppress_duplicates(detections[usable], config)
     known = kept[kept.class_ids >= 0]
     cards, conflicts = _cards(known, config)
     misread = _misread_corners(cards, known, config)
     if misread.any():
         cards, conflicts = _cards(known[~misread], config)
     cards.sort(key=lambda s: (s.centre[1], s.centre[0]))
-    return FrameCards(tuple(cards), tuple(conflicts), kept[kept.class_ids < 0])
+    unread = kept[(kept.class_ids < 0) & (kept.scores >= config.min_score)]
+    return FrameCards(tuple(cards), tuple(conflicts), unread)
+
+
+def _may_join(detections: Detections, config: PairingConfig) -> npt.NDArray[np.bool_]:
+    """Which readings may join a card under the card threshold (`join_box_score`): only
+    the two-stage reader's, whose class probabilities can be combined with the card's."""
+    if detections.box_scores is None or detections.probabilities is None:
+        return np.zeros(len(detections), np.bool_)
+    return np.asarray(detections.box_scores >= config.join_box_score)
+
+
+def combined_reading(
+    probabilities: npt.NDArray[np.float32], floor: float = PairingConfig.reading_floor
+) -> npt.NDArray[np.float64]:
+    """The 52 class chances of one card from its indices' class probabilities (N × 52): their
+    normalised product, each raised by `floor` first. Independent readings of one card
+    multiply: two corners that agree make it surer than either, two that disagree less sure.
+
+    >>> top, bottom = np.zeros(52), np.zeros(52)  # one jack's corners: JC (10) or JS (49)?
+    >>> top[[10, 49]], bottom[[10, 49]] = (0.3, 0.7), (0.9, 0.1)
+    >>> [round(float(p), 2) for p in combined_reading(np.stack([top, bottom]))[[10, 49]]]
+    [0.79, 0.21]
+    """
+    logs = np.log(probabilities.astype(np.float64) + floor).sum(axis=0)
+    chances: npt.NDArray[np.float64] = np.exp(logs - logs.max())
+    chances /= chances.sum()
+    return chances
 
 
 Keep = Callable[[Detections], npt.NDArray[np.bool_]]
@@ -251,13 +298,28 @@ def _may_be_index_of(card: Detections, index: Detections, config: PairingConfig)
 
 
 def _cards(known: Detections, config: PairingConfig) -> tuple[list[SeenCard], list[Conflict]]:
+    """The cards `known`'s readings make, and each name seen at places that cannot be one card.
+
+    Indices read alike pair first (`_pair`); then sightings read differently join where
+    geometry says they are one card's (`_join_diagonals`, `_join_lone_corners`). Each sighting
+    is named from its readings together (`_named`), and one under the card threshold (a
+    reading that only joins cards, or a card whose corners contradict each other) is no card."""
+    groups: list[list[int]] = []
+    for class_id in np.unique(known.class_ids).tolist():
+        same = np.flatnonzero(known.class_ids == class_id)
+        weak = known.scores[same] < config.min_score
+        groups += [same[group].tolist() for group in _pair(known[same], config, weak)]
+    groups = _join_diagonals(known, groups, config)
+    groups = _join_lone_corners(known, groups, config)
+    seen = [(group, _seen(known[group], config)) for group in groups]
+    by_card: dict[Card, list[tuple[list[int], SeenCard]]] = {}
+    for group, sighting in seen:
+        if sighting.confidence >= config.min_score:
+            by_card.setdefault(sighting.card, []).append((group, sighting))
     cards: list[SeenCard] = []
     conflicts: list[Conflict] = []
-    for class_id in np.unique(known.class_ids).tolist():
-        same = known[known.class_ids == class_id]
-        card = card_of_class(class_id)
-        groups = _join_diagonals(same, _pair(same, config), config)
-        sightings = [_seen(card, same[g], config) for g in groups]
+    for card, found in by_card.items():
+        sightings = [sighting for _, sighting in found]
         if len(sightings) == 1:
             cards.append(sightings[0])
             continue
@@ -271,7 +333,8 @@ def _cards(known: Detections, config: PairingConfig) -> tuple[list[SeenCard], li
             reason = f"{places}; kept the surest ({likeliest.confidence:.3f})"
         else:
             reason = places
-        conflicts.append(Conflict(card, tuple(s.centre for s in sightings), same, reason))
+        every = known[sorted(i for group, _ in found for i in group)]
+        conflicts.append(Conflict(card, tuple(s.centre for s in sightings), every, reason))
     return cards, conflicts
 
 
@@ -304,7 +367,7 @@ def _misread_corners(
     misread = np.zeros(len(known), bool)
     centres, sizes = known.centres.astype(np.float64), known.sizes.astype(np.float64)
     for seen in cards:
-        if seen.indices_seen != 3:
+        if seen.indices_seen != 3 or (seen.detections.scores < config.min_score).any():
             continue
         corners = seen.detections.centres.astype(np.float64)
         far = np.hypot(*(corners[:, None, :] - corners[None, :, :]).transpose(2, 0, 1))
@@ -339,18 +402,23 @@ def _suppress_duplicates(d: Detections, config: PairingConfig) -> Detections:
     return d[np.asarray(sorted(keep), np.int64)]
 
 
-def _pair(same: Detections, config: PairingConfig) -> list[list[int]]:
+def _pair(
+    same: Detections, config: PairingConfig, weak: npt.NDArray[np.bool_] | None = None
+) -> list[list[int]]:
     """Split one identity's glyphs into plausible cards, closest-to-nominal pairs first.
 
     A card carries two indices, or four on some decks (continental and bridge designs print
     one in every corner): glyphs join one card only while every two of them could be
-    indices of one card (complete linkage), at most four.
+    indices of one card (complete linkage), at most four. Two `weak` readings (under the card
+    threshold, only joining cards) never pair: misread alike, they would make a card.
     """
     n = len(same)
     fits = np.zeros((n, n), bool)
     candidates: list[tuple[float, int, int]] = []
     for i in range(n):
         for j in range(i + 1, n):
+            if weak is not None and weak[i] and weak[j]:
+                continue
             dist = _glyphs_apart(same, i, same, j, config)
             if dist is not None and config.pair_min <= dist <= config.pair_max:
                 fits[i, j] = fits[j, i] = True
@@ -392,25 +460,120 @@ def _may_share_card(ci: int, cj: int, dist: float, config: PairingConfig) -> boo
 
 
 def _join_diagonals(
-    same: Detections, groups: list[list[int]], config: PairingConfig
+    known: Detections, groups: list[list[int]], config: PairingConfig
 ) -> list[list[int]]:
-    """`groups` with any two of two or more indices whose diagonals meet (`same_centre`)
-    joined, up to four indices: a four-index card seen as its two diagonal pairs, its
-    side-by-side indices outside what pairing allows (Dondorf's narrow ones, or seen sideways
-    in a tilted frame). Two cards never share a centre."""
+    """`groups` (rows of `known`) with any two of two or more indices whose diagonals meet
+    (`same_centre`) joined, up to four indices: a four-index card seen as its two diagonal
+    pairs, its side-by-side indices outside what pairing allows (Dondorf's narrow ones, or seen
+    sideways in a tilted frame), or with one pair misread as another card. Two cards rarely
+    share a centre, but a pile can stack two nearly so: pairs read as different cards join
+    only where their readings are likelier one card's than two (`_likelier_one_card`)."""
     joined: list[list[int]] = []
     for group in groups:
-        here = _midpoint(same[group].centres)
+        here = _midpoint(known[group].centres)
         for other in joined:
             if len(group) < 2 or len(other) < 2 or len(group) + len(other) > 4:
                 continue
-            gap = float(np.hypot(*(here - _midpoint(same[other].centres))))
-            if gap < config.same_centre * float(same[group + other].sizes.mean()):
+            gap = float(np.hypot(*(here - _midpoint(known[other].centres))))
+            if gap >= config.same_centre * float(known[group + other].sizes.mean()):
+                continue
+            alike = known.class_ids[group[0]] == known.class_ids[other[0]]
+            if alike or _likelier_one_card(_agreement(known, group, other, config)):
                 other += group
                 break
         else:
             joined.append(list(group))
     return joined
+
+
+def _agreement(known: Detections, a: list[int], b: list[int], config: PairingConfig) -> float:
+    """The chance that the indices `a` and `b` of `known` read one card, each set's readings
+    combined (`combined_reading`): ``Σ P_a(c) P_b(c)`` over the 52 cards; 0 without class
+    probabilities."""
+    if known.probabilities is None:
+        return 0.0
+    first = combined_reading(known.probabilities[a], config.reading_floor)
+    second = combined_reading(known.probabilities[b], config.reading_floor)
+    return float(first @ second)
+
+
+def _likelier_one_card(agreement: float) -> bool:
+    """Whether two readings agreeing on one card with chance `agreement` (`_agreement`) are
+    likelier one card's than two different cards': any card equally likely beforehand, one
+    card gives them ``52·agreement`` against two cards' ``1 − agreement``."""
+    return len(CLASS_NAMES) * agreement >= 1 - agreement
+
+
+def _join_lone_corners(
+    known: Detections, groups: list[list[int]], config: PairingConfig
+) -> list[list[int]]:
+    """`groups` with two lone indices read as different cards joined where they face each other
+    from a card's two ends (`_face_each_other`) and their readings are likelier one card's
+    than two cards' (`_likelier_one_card`). The readings that agree most join first; each
+    index joins once, and one only joining cards (under the card threshold) joins a reading
+    that makes one.
+
+    A card whose far corner is misread (a spade read as a club, a K as an A) most often keeps
+    some chance of the right card at that corner; two cards of one rank side by side, each
+    read surely, do not, and stay two."""
+    if known.facing is None or known.probabilities is None:
+        return groups
+    lone = [group[0] for group in groups if len(group) == 1]
+    options: list[tuple[float, int, int]] = []
+    for a, i in enumerate(lone):
+        for j in lone[a + 1 :]:
+            if (
+                max(known.scores[i], known.scores[j]) < config.min_score  # two only joining
+                or known.class_ids[i] == known.class_ids[j]  # read alike: pairing had its say
+                or not _face_each_other(known, i, j, config)
+            ):
+                continue
+            agreement = _agreement(known, [i], [j], config)
+            if _likelier_one_card(agreement):
+                options.append((-agreement, i, j))
+    joined: dict[int, list[int]] = {}
+    for _, i, j in sorted(options):
+        if i not in joined and j not in joined:
+            joined[i] = joined[j] = [i, j]
+    pairs = {id(pair): pair for pair in joined.values()}
+    return [group for group in groups if group[0] not in joined] + list(pairs.values())
+
+
+def _face_each_other(d: Detections, i: int, j: int, config: PairingConfig) -> bool:
+    """Whether indices `i` and `j` of `d` could be one card's two ends: both facings known and
+    opposite, sizes alike, at a card's distance (`pair_min`..`pair_max`), and each where the
+    other's card lies as it reads upright: ahead (towards its card's far end) and not to its
+    left beyond `across_min` (an upright index sits at its card's top left corner).
+
+    Two cards side by side in a row are what this tells apart: the right one's upright index
+    and the left one's upside-down one face each other too, but a card's width to the side."""
+    assert d.facing is not None
+    fi, fj = int(d.facing[i]), int(d.facing[j])
+    if FACING_UNKNOWN in (fi, fj) or fj != (fi + 2) % 4:
+        return False
+    dist = _glyphs_apart(d, i, d, j, config)
+    if dist is None or not config.pair_min <= dist <= config.pair_max:
+        return False
+    size = float(d.sizes[[i, j]].mean())
+    across, along = _upright(d.centres[j].astype(np.float64) - d.centres[i], fi)
+    return along > 0 and across >= config.across_min * size
+
+
+def _upright(offset: npt.NDArray[np.float64], facing: int) -> tuple[float, float]:
+    """`offset` (image x, y) as seen by an index facing `facing`, turned upright: (across,
+    along) its card, along > 0 towards its card's far end."""
+    x, y = float(offset[0]), float(offset[1])
+    for _ in range(facing):
+        x, y = y, -x  # undo a quarter turn clockwise
+    return x, y
+
+
+def _turned(offset: tuple[float, float], facing: int) -> npt.NDArray[np.float64]:
+    """An upright (across, along) `offset` as image x, y for an index facing `facing`."""
+    x, y = offset
+    for _ in range(facing):
+        x, y = -y, x  # a quarter turn clockwise (image y points down)
+    return np.array([x, y])
 
 
 def _midpoint(centres: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
@@ -422,20 +585,33 @@ def _midpoint(centres: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     return middle
 
 
-def _seen(card: Card, d: Detections, config: PairingConfig) -> SeenCard:
+def _seen(d: Detections, config: PairingConfig) -> SeenCard:
+    """The card that `d`'s indices make: named and scored by `_named`, placed at its centre
+    (a diagonal's middle, or from a lone index's facing)."""
+    card, confidence = _named(d, config)
     x1, y1 = (float(v) for v in d.boxes[:, :2].min(axis=0))
     x2, y2 = (float(v) for v in d.boxes[:, 2:].max(axis=0))
     size = float(d.sizes.mean())
     cx, cy = (float(v) for v in _midpoint(d.centres))  # a diagonal: the card's centre
-    if len(d) == 1:
-        confidence = float(d.scores[0])
-        if d.facing is not None and d.facing[0] != FACING_UNKNOWN:
-            dx, dy = config.centre_offset
-            for _ in range(int(d.facing[0])):
-                dx, dy = -dy, dx  # rotate the offset 90° clockwise (image y points down)
-            cx, cy = cx + dx * size, cy + dy * size
-    else:
-        confidence = 1.0 - float(np.prod(1.0 - d.scores.astype(np.float64)))
+    if len(d) == 1 and d.facing is not None and d.facing[0] != FACING_UNKNOWN:
+        dx, dy = _turned(config.centre_offset, int(d.facing[0]))
+        cx, cy = cx + dx * size, cy + dy * size
     choices = top_choices(class_distribution(d, card, confidence), config.choices,
                           config.choice_floor)  # fmt: skip
     return SeenCard(card, confidence, (x1, y1, x2, y2), (cx, cy), size, d, choices=choices)
+
+
+def _named(d: Detections, config: PairingConfig) -> tuple[Card, float]:
+    """The card `d`'s indices read together, and how surely.
+
+    Indices read alike: that card, as sure as they are together, ``1 - (1 - s1)(1 - s2)``.
+    Indices read as different cards: the likeliest card of their `combined_reading`, as sure
+    as its chance there times the surest index's score (how clearly the card was seen at all):
+    corners that each surely read another card leave it under the card threshold.
+    """
+    first = card_of_class(int(d.class_ids[0]))
+    if (d.class_ids == d.class_ids[0]).all() or d.probabilities is None:
+        return first, 1.0 - float(np.prod(1.0 - d.scores.astype(np.float64)))
+    chances = combined_reading(d.probabilities, config.reading_floor)
+    best = int(chances.argmax())
+    return card_of_class(best), float(chances[best]) * float(d.scores.max())

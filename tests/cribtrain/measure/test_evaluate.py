@@ -11,8 +11,10 @@ import numpy as np
 import pytest
 
 from cribcam.cli import main
+from cribcam.commands.reading import CONDITION_NAMES
 from cribtrain.data.synth import SynthConfig, generate
 from cribtrain.measure.evaluate import (
+    CONDITIONS,
     WORST_TILE,
     ImageResult,
     Report,
@@ -36,6 +38,8 @@ from vision.reading import Reading, StageTimes
 from vision.table.cards import Conflict, FrameCards, cards_from_detections
 
 SAMPLES = REPO / "datasets" / "samples"
+#: The samples' first photo, a small one.
+SAMPLE = "dev_0075.jpg"
 SYNTH_DECK = FIXTURES / "deck-standard"
 
 
@@ -401,3 +405,58 @@ def test_cribcam_eval_names_a_folder_without_photos_and_a_split_it_cannot_use(
         split.write_text(text)
         assert main(["eval", str(SAMPLES), "--split", str(split), *out]) == 2
         assert message in capsys.readouterr().err
+
+
+class _Recording:
+    """A reader that reads no card and keeps each frame it was given."""
+
+    def __init__(self) -> None:
+        self.frames: list[np.ndarray] = []
+
+    def read(self, frame: np.ndarray) -> Reading:
+        self.frames.append(frame)
+        return Reading(Detections.empty(), FrameCards(), StageTimes(), looks=1)
+
+
+def test_each_condition_changes_the_photos_before_they_are_read() -> None:
+    """Blurred: a Gaussian blur of sigma 1.5 px; half light: every pixel value halved."""
+    assert [c.name for c in CONDITIONS] == list(CONDITION_NAMES) == ["as-is", "blurred",
+                                                                     "half-light"]  # fmt: skip
+    photo = next(labelled_photos(SAMPLES))[1]
+    seen = {}
+    for condition in CONDITIONS:
+        reader = _Recording()
+        evaluate(reader, SAMPLES, [SAMPLE], change=condition.change)
+        (seen[condition.name],) = reader.frames
+    assert np.array_equal(seen["as-is"], photo)
+    assert np.array_equal(seen["blurred"], cv2.GaussianBlur(photo, (0, 0), 1.5))
+    assert np.array_equal(seen["half-light"], np.round(photo / 2).astype(np.uint8))
+    sharpness = {name: cv2.Laplacian(frame, cv2.CV_64F).var() for name, frame in seen.items()}
+    assert sharpness["blurred"] < sharpness["as-is"] / 2
+
+
+def test_the_headline_gives_precision_recall_and_the_photos_read_exactly() -> None:
+    report = Report([_photo({"5H", "6H"}, {"5H", "6H"}), _photo({"7H", "8H"}, {"7H", "KS"})])
+    assert report.headline() == {"photos": 2, "precision": 75.0, "recall": 75.0,
+                                 "photos_fully_right": 50.0}  # fmt: skip
+
+
+def test_cribcam_eval_prints_each_condition_in_one_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    split = tmp_path / "split.json"
+    split.write_text(json.dumps({"holdout": [SAMPLE]}))
+    out = tmp_path / "out"
+    assert main(["eval", str(SAMPLES), "--split", str(split), "--out", str(out)]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert list(printed["conditions"]) == ["as-is", "blurred", "half-light"]
+    for figures in printed["conditions"].values():
+        assert set(figures) == {"photos", "precision", "recall", "photos_fully_right"}
+        assert figures["photos"] == 1 and 0 <= figures["recall"] <= 100
+    as_is = printed["conditions"]["as-is"]
+    assert as_is["recall"] == pytest.approx(100 * printed["card_set_recall"], abs=0.01)
+    assert json.loads((out / "report.json").read_text())["conditions"] == printed["conditions"]
+    assert main(["eval", str(SAMPLES), "--split", str(split), "--out", str(out),
+                 "--conditions", "half-light"]) == 0  # fmt: skip
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["condition"] == "half-light" and list(printed["conditions"]) == ["half-light"]

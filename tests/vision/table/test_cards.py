@@ -7,7 +7,7 @@ import pytest
 
 from scorer.cards import parse_card
 from tests.tabletop import card_detections, row_detections, table, without_corners
-from vision.detection.detections import Detections, class_of_card
+from vision.detection.detections import FACING_UNKNOWN, Detections, class_of_card
 from vision.frame_json import SMALL_INDEX_PX, frame_json
 from vision.table.cards import PairingConfig, cards_from_detections
 
@@ -218,3 +218,95 @@ def test_at_most_the_configured_number_of_choices() -> None:
 def test_without_probabilities_the_card_is_the_only_choice() -> None:
     (card,) = cards_from_detections(card_detections("7C", (300, 200), score=0.8)).cards
     assert card.choices == ((parse_card("7C"), pytest.approx(1 - 0.2 * 0.2)),)
+
+
+def read_as(d: Detections, cards: list[str], rows: list[dict[str, float]]) -> Detections:
+    """`d` (keeping which way each index faces) with each index read as `cards` and the reader's
+    class probabilities as given (card -> chance)."""
+    named = d.with_rows(class_ids=[class_of_card(parse_card(name)) for name in cards])
+    return with_chances(named, rows)
+
+
+def test_a_card_seen_at_both_corners_is_one_card_and_two_of_a_rank_side_by_side_are_two() -> None:
+    """Issue #50: a 7H whose far corner is misread as the 7D (the 7H still the runner-up
+    there) is one card, named from both corners; a 5H and a 5D side by side, each seen at the
+    corner facing the other across the gap and each read surely, stay two cards."""
+    seven = read_as(card_detections("7H", (200, 300), score=0.95), ["7H", "7D"],
+                    [{"7H": 0.97, "7D": 0.02}, {"7D": 0.9, "7H": 0.09}])  # fmt: skip
+    five_hearts = card_detections("5H", (500, 300), corners="br")
+    five_diamonds = card_detections("5D", (500 + 4.4 * 20, 300), corners="tl")
+    fives = read_as(Detections.concatenate([five_hearts, five_diamonds]), ["5H", "5D"],
+                    [{"5H": 0.98, "5D": 0.02}, {"5D": 0.98, "5H": 0.02}])  # fmt: skip
+    seen = cards_from_detections(Detections.concatenate([seven, fives]))
+    assert sorted((str(c.card), c.indices_seen) for c in seen.cards) == [
+        ("5D", 1), ("5H", 1), ("7H", 2)
+    ]  # fmt: skip
+    assert not seen.conflicts
+    seven_seen = seen.by_card()[parse_card("7H")]
+    assert seven_seen.centre == pytest.approx((200, 300))
+    # the reader's choices stay the mean over both corners: the 7D is the close second
+    assert [str(card) for card, _ in seven_seen.choices[:2]] == ["7H", "7D"]
+    assert seven_seen.choices[1][1] == pytest.approx((0.02 + 0.9) / 2)
+
+
+@pytest.mark.parametrize("rotation", [0, 1, 2, 3])
+def test_corners_read_as_two_cards_join_only_where_they_face_each_other(rotation: int) -> None:
+    """A card's two corners face opposite ways, each where the other's card lies; the same two
+    readings a card's length apart facing the same way, or with which way either faces
+    unknown, are two cards' (or one's seen twice: a conflict at most, never one card)."""
+    card = card_detections("KS", (300, 300), rotation=rotation)
+    rows = [{"KS": 0.9, "KC": 0.08}, {"KC": 0.85, "KS": 0.12}]
+    (joined,) = cards_from_detections(read_as(card, ["KS", "KC"], rows)).cards
+    assert (str(joined.card), joined.indices_seen) == ("KS", 2)
+    # the KS's chance over both corners, times the surer corner's score (0.9)
+    assert joined.confidence == pytest.approx(0.9 * 0.9 * 0.12 / (0.9 * 0.12 + 0.08 * 0.85),
+                                              abs=0.01)  # fmt: skip
+    same_way = card.with_rows(facing=[card.facing[0]] * 2)  # type: ignore[index]
+    unknown = card.with_rows(facing=[card.facing[0], FACING_UNKNOWN])  # type: ignore[index]
+    for apart in (same_way, unknown):
+        seen = cards_from_detections(read_as(apart, ["KS", "KC"], rows))
+        assert sorted(str(c.card) for c in seen.cards) == ["KC", "KS"]
+
+
+def test_corners_whose_readings_rule_each_other_out_stay_two_cards() -> None:
+    """Where neither reading gives the other's card any chance, two cards explain them better
+    than one: ``52 Σ p1 p2 < 1 − Σ p1 p2``."""
+    card = card_detections("QH", (300, 300))
+    sure = read_as(card, ["QH", "QD"], [{"QH": 0.995, "QD": 0.004}, {"QD": 0.996, "QH": 0.003}])
+    assert sorted(str(c.card) for c in cards_from_detections(sure).cards) == ["QD", "QH"]
+    unsure = read_as(card, ["QH", "QD"], [{"QH": 0.95, "QD": 0.04}, {"QD": 0.9, "QH": 0.05}])
+    assert [str(c.card) for c in cards_from_detections(unsure).cards] == ["QH"]
+
+
+def test_a_four_index_card_whose_diagonals_read_as_two_cards_is_one() -> None:
+    """Held-out Dondorf's JS on the pack (issue #50): one diagonal read JS, the other JC (the
+    small-index reader's spade read as a club). Their diagonals meet at one centre and their
+    readings leave each other's card a chance: one card, named from all four corners."""
+    card = card_detections("JS", (300, 300), corners="tl br tr bl")
+    rows = [{"JS": 0.9, "JC": 0.1}, {"JS": 0.85, "JC": 0.15},
+            {"JC": 0.7, "JS": 0.3}, {"JC": 0.75, "JS": 0.25}]  # fmt: skip
+    (one,) = cards_from_detections(read_as(card, ["JS", "JS", "JC", "JC"], rows)).cards
+    assert (str(one.card), one.indices_seen) == ("JS", 4)
+    assert one.centre == pytest.approx((300, 300))
+    # a pile: two cards stacked about one centre, each read surely, stay two
+    sure = [{"JS": 0.999}, {"JS": 0.999}, {"QD": 0.999}, {"QD": 0.999}]
+    pile = cards_from_detections(read_as(card, ["JS", "JS", "QD", "QD"], sure))
+    assert sorted(str(c.card) for c in pile.cards) == ["JS", "QD"]
+
+
+def test_a_reading_under_the_card_threshold_joins_its_card_but_makes_none() -> None:
+    """A corner boxed surely but read with moderate confidence adds its reading to the card
+    it belongs to; alone, or beside another such reading, it is no card."""
+    card = card_detections("9D", (300, 300))
+    unsure = card.with_rows(scores=[0.97, 0.05], box_scores=[0.9, 0.8])
+    joined = read_as(unsure, ["9D", "6D"], [{"9D": 0.98, "6D": 0.01}, {"6D": 0.6, "9D": 0.35}])
+    (one,) = cards_from_detections(joined).cards
+    assert (str(one.card), one.indices_seen) == ("9D", 2)
+    both_unsure = card.with_rows(scores=[0.05, 0.05], box_scores=[0.9, 0.8])
+    alike = read_as(both_unsure, ["9D", "9D"], [{"9D": 0.7, "6D": 0.3}] * 2)
+    assert cards_from_detections(alike).cards == ()
+    boxed_unsurely = card.with_rows(scores=[0.97, 0.05], box_scores=[0.9, 0.2])
+    alone = read_as(boxed_unsurely, ["9D", "6D"], [{"9D": 0.98}, {"6D": 0.6, "9D": 0.35}])
+    assert [(str(c.card), c.indices_seen) for c in cards_from_detections(alone).cards] == [
+        ("9D", 1)
+    ]
