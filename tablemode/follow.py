@@ -123,8 +123,12 @@ class Follower:
         if found is None:
             return []
         if found.key in self.declined:
-            found = replace(found, sure=False, doubt=found.doubt or "changed by a player",
-                            doubt_code=found.doubt_code or "declined")
+            found = replace(
+                found,
+                sure=False,
+                doubt=found.doubt or "changed by a player",
+                doubt_code=found.doubt_code or "declined",
+            )
         return [found]
 
     def decline(self, key: str) -> None:
@@ -202,8 +206,13 @@ class Follower:
         proposal = self._proposal(key, "play", seat, text, options, laid.reading)
         if not doubt:
             return proposal
-        return replace(proposal, sure=False, doubt=doubt, doubt_code="not next",
-                       doubt_args=(("seat", laid.seat),))
+        return replace(
+            proposal,
+            sure=False,
+            doubt=doubt,
+            doubt_code="not next",
+            doubt_args=(("seat", laid.seat),),
+        )
 
     # -- the show ----------------------------------------------------------------------------
     def _show(self, game: Game, view: TableView) -> Proposal | None:
@@ -214,41 +223,22 @@ class Follower:
         role, seat = nxt
         claim = game.settings.muggins
         key = f"deal {deal.number} {role} of seat {seat}"
-        if role == "hand":
-            cards = () if deal.hands is not None else tuple(deal.pegging.played[seat])
-            step = Step("show", seat, cards)
-            option = Option(cards, 1.0, (step,))
-            if not legal(game, [step]):
-                return None  # e.g. five-card play left a card unplayed: a player enters it
-            return Proposal(
-                key,
-                "show",
-                seat,
-                f"seat {seat}'s hand",
-                (option,),
-                sure=not claim,
-                claim=claim,
-                frame=view.frame,
-            )
-        return self._crib(game, view, seat, key, claim)
+        if role == "crib" and deal.hands is None:
+            return self._crib(game, view, seat, key, claim)
+        # a hidden hand is the cards its player laid; known hands the engine counts itself
+        cards = tuple(deal.pegging.played[seat]) if deal.hands is None else ()
+        step = Step("show", seat, cards)
+        if not legal(game, [step]):
+            return None  # e.g. five-card play left a card unplayed: a player enters it
+        kind: ProposalKind = "show" if role == "hand" else "crib"
+        option = Option(cards, 1.0, (step,))
+        return Proposal(key, kind, seat, f"seat {seat}'s {role}", (option,), sure=not claim,
+                        claim=claim, frame=view.frame)  # fmt: skip
 
     def _crib(
         self, game: Game, view: TableView, seat: int, key: str, claim: bool
     ) -> Proposal | None:
-        deal = game.deal_state
-        assert deal is not None
-        if deal.hands is not None:
-            option = Option((), 1.0, (Step("show", seat),))
-            return Proposal(
-                key,
-                "crib",
-                seat,
-                f"seat {seat}'s crib",
-                (option,),
-                sure=not claim,
-                claim=claim,
-                frame=view.frame,
-            )
+        """The crib turned face up: its four cards read, each with the deal as a prior."""
         if len(view.crib) != 4:
             return None
         options = self._crib_options(game, view.crib, seat)

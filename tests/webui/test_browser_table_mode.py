@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 from playwright import sync_api
-from playwright.sync_api import Page
+from playwright.sync_api import Page, ViewportSize
 
 from cribtrain.data.clips import write_y4m
 from cribtrain.data.deal_clips import DealScript, deal_clip
 from cribtrain.data.synth import load_decks
 from cribtrain.measure.table_mode import by_hand
+from tests.cribtrain.data.test_clips import THREE_DEAL, TWO_DEAL
 from tests.helpers import FIXTURES
 from tests.webui.test_browser import ARGS, BYPASS_CSP, CHROMIUM
 from tests.webui.test_serve import Server
@@ -24,23 +25,15 @@ from tests.webui.test_serve import Server
 pytestmark = pytest.mark.slow  # a real browser on a whole deal: left out of the fast loop
 
 HELD_OUT = FIXTURES / "deck-dondorf"
-#: Seat 0 deals, seat 1 leads; a go at 29 (bottom holds no card of 2 or less), then 31.
-TWO = DealScript.of(
-    ("bottom", "top"), 0,
-    {"top": ["10C", "9H", "2D", "5S"], "bottom": ["KD", "8C", "4H", "3S"]},
-    ["QC", "JH", "6D", "7S"], "AC",
-)  # fmt: skip
-#: Seat 2 (right) deals; at 28 right holds only 5H and 6S: go; bottom and left play on.
-THREE = DealScript.of(
-    ("bottom", "left", "right"), 2,
-    {"bottom": ["QH", "9D", "3C", "AS"], "left": ["KS", "8H", "4D", "2C"],
-     "right": ["JD", "7C", "5H", "6S"]},
-    ["10S", "3H", "QD", "8S"], "9C",
-)  # fmt: skip
+#: The clips' own deals: 2 players with a go at 29, 3 players with a go at 28.
+TWO, THREE = TWO_DEAL, THREE_DEAL
 NAMES = ["Ann", "Bob", "Cy"]
 #: Frames a second the fake camera plays, and frames each table state is held (3 s).
 FPS, HOLD = 4, 12
-SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
+SIZES: dict[str, ViewportSize] = {
+    "phone": {"width": 390, "height": 844},
+    "desktop": {"width": 1280, "height": 800},
+}
 
 
 @contextmanager
