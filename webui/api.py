@@ -20,7 +20,7 @@ from webui.bodies import cards, check_fields, event_id, integer, json_body, json
 from webui.camera_view import game_camera_view
 from webui.capture import CameraFeed
 from webui.errors import ApiError, GameNotFoundError, refusal_at_table
-from webui.frames import FrameMemory, held_picture
+from webui.frames import FrameMemory, Pictures, held_picture
 from webui.i18n import with_spoken
 from webui.images import image_kind
 from webui.live import Broker, CameraEvents, event_stream
@@ -54,6 +54,12 @@ def views() -> ViewCache:
 def uploads() -> FrameMemory:
     result: FrameMemory = current_app.extensions["cribcam.uploads"]
     return result
+
+
+def held_frames() -> Pictures:
+    """The picture of a frame id that the page's uploads or the server camera still hold."""
+    the_feed: CameraFeed | None = current_app.extensions["cribcam.camera"]
+    return held_picture(uploads(), *([the_feed.memory] if the_feed is not None else []))
 
 
 def view(stored: StoredGame) -> dict[str, Any]:
@@ -137,13 +143,10 @@ def _frame_picture(body: Any) -> tuple[Any, bytes | None]:
     frame_id = body.pop("frame")
     if not isinstance(frame_id, str) or not frame_id:
         raise ApiError(f"'frame' must be a frame id from a detection, not {frame_id!r}")
-    the_feed: CameraFeed | None = current_app.extensions["cribcam.camera"]
-    memories = [uploads()] + ([the_feed.memory] if the_feed is not None else [])
-    for memory in memories:
-        picture = memory.thumbnail(frame_id)
-        if picture is not None:
-            return body, picture
-    raise ApiError(f"frame {frame_id!r} is unknown or no longer held: apply it without 'frame'")
+    picture = held_frames()(frame_id)
+    if picture is None:
+        raise ApiError(f"frame {frame_id!r} is unknown or no longer held: apply it without 'frame'")
+    return body, picture
 
 
 @api.post("/games/<game_id>/undo")
@@ -229,7 +232,7 @@ def frame(game_id: str) -> Response:
         found = {**frame_json(name, seen), "table": table}
         if request.args.get("table") == "1":  # table mode's page: apply what the camera sees
             modes: TableModes = current_app.extensions["cribcam.table_modes"]
-            found["table_mode"] = modes.follow(game_id, seen_view, held_picture(uploads()))
+            found["table_mode"] = modes.follow(game_id, seen_view, held_frames())
     return jsonify({"game": game_id, **found, "frame": frame_id})
 
 

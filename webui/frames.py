@@ -82,7 +82,11 @@ class FrameMemory:
             return frame_id
 
 
-def held_picture(*memories: FrameMemory) -> Callable[[str | None], bytes | None]:
+#: The picture kept with an action: the JPEG of a frame id, if it is still held.
+Pictures = Callable[[str | None], bytes | None]
+
+
+def held_picture(*memories: FrameMemory) -> Pictures:
     """The thumbnail of a frame id held by any of `memories` (None when none holds it)."""
 
     def picture(frame_id: str | None) -> bytes | None:

@@ -10,11 +10,9 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify
 
 from scorer.cards import Card
-from webui.api import _published, store, uploads
+from webui.api import _published, held_frames, store
 from webui.bodies import cards, check_fields, integer, json_object
-from webui.capture import CameraFeed
 from webui.errors import ApiError, refusal_at_table
-from webui.frames import held_picture
 from webui.table_mode import TableModes
 
 table_api = Blueprint("table_api", __name__, url_prefix="/api/games/<game_id>/table")
@@ -47,7 +45,7 @@ def answer(game_id: str) -> Response:
     key, chosen, body = _body({"key", "cards", "claim"}, "an answer")
     claim = integer(body, "claim", required=False)
     with _in_table_words(game_id):
-        stored = modes().answer(game_id, key, chosen, claim, _pictures())
+        stored = modes().answer(game_id, key, chosen, claim, held_frames())
     return jsonify({**_published(stored), "table_mode": modes().status(game_id)})
 
 
@@ -75,8 +73,3 @@ def _in_table_words(game_id: str) -> Iterator[None]:
         yield
     except ApiError as error:
         raise refusal_at_table(error, store().load(game_id).names) from None
-
-
-def _pictures() -> Any:
-    feed: CameraFeed | None = current_app.extensions["cribcam.camera"]
-    return held_picture(uploads(), *([feed.memory] if feed is not None else []))

@@ -21,9 +21,9 @@ from scorer.game import Game
 from tablemode.follow import Follower, Option, Proposal, option_for
 from tablemode.steps import Step
 from tablemode.view import TableView
-from webui.capture import CameraFeed
+from webui.capture import CameraFeed, TableHook
 from webui.errors import ApiError, refusal_at_table
-from webui.frames import THUMB_SIDE
+from webui.frames import THUMB_SIDE, Pictures
 from webui.live import Broker
 from webui.store import GameStore, StoredGame
 
@@ -31,8 +31,6 @@ from webui.store import GameStore, StoredGame
 KEPT_GAMES = 16
 #: Sure proposals applied from one view at most: a whole deal (a guard against a loop).
 MAX_APPLIED = 32
-#: The picture kept with an action: the JPEG of a frame id, if it is still held.
-Pictures = Callable[[str | None], bytes | None]
 
 
 @dataclass
@@ -203,7 +201,7 @@ def _option(game: Game, proposal: Proposal, cards: Sequence[Card] | None) -> Opt
     return option
 
 
-def table_hook(modes: TableModes) -> Callable[[CameraFeed, str, TableView], dict[str, Any]]:
+def table_hook(modes: TableModes) -> TableHook:
     """Table mode for the server camera: the game it follows, with the frames it keeps; after
     a step the feed follows the game's new deal (its smoother forgets the last deal's plays)."""
 
