@@ -100,7 +100,6 @@ class CameraFeed:
         self._smoother = TableSmoother(layout_for(2))
         self._table: dict[str, Any] | None = None
         self._frame: dict[str, Any] | None = None
-        self._event_frames: dict[str, str] = {}  # card → id of the frame it was laid in
         self._latest: Image | None = None
 
     # -- life ------------------------------------------------------------------------------
@@ -165,11 +164,9 @@ class CameraFeed:
                 self._table_on = False
             if players != len(self._smoother.layout.seats):
                 self._smoother = TableSmoother(layout_for(players))
-                self._event_frames.clear()
                 self._event_ids.clear()
             elif (game_id, deal) != (self._game, self._deal):
                 self._smoother.new_deal()
-                self._event_frames.clear()
                 self._event_ids.clear()
             self._game, self._deal = game_id, deal
             self._dealer = None if dealer is None else table_seat(players, dealer)
@@ -263,7 +260,6 @@ class CameraFeed:
             )
             if smoothed.events:
                 frame_id = self.memory.add_image(frame.image)
-                self._event_frames.update({str(e.card): frame_id for e in smoothed.events})
                 self._event_ids.update({e.frame: frame_id for e in smoothed.events})
             self._latest = frame.image
             self._table = table_json(smoothed.state)
@@ -299,7 +295,7 @@ class CameraFeed:
             "frame": self._frame,
             "table": self._table,
             "events": [
-                {"seat": e.seat, "card": str(e.card), "frame": self._event_frames.get(str(e.card))}
+                {"seat": e.seat, "card": str(e.card), "frame": self._event_ids.get(e.frame)}
                 for e in self._smoother.events
             ],
         }
