@@ -2,7 +2,7 @@
 language chooses, the switch in the header changes it and the device keeps it, the counts are
 said in the language, nothing is wider than the phone or cut off in a button. Screenshots of the
 form and of table mode in each language are kept in CRIBCAM_SHOTS (default
-/tmp/cribcam-language-shots) for a person to look at; docs/images/*-da.png etc. are copies."""
+/tmp/cribcam-language-shots) for a person to look at; the README shows table mode's."""
 
 from __future__ import annotations
 
