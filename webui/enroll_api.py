@@ -1,11 +1,13 @@
 """Teaching cribcam a deck from the page: the enrolment and deck endpoints, and the page.
 
-The flow of `cribcam enroll` and `cribcam deck` (vision/enroll_cli.py) over HTTP. A session
-(`POST /api/enroll`, `webui.enroll_sessions`) takes shots of the deck laid out, one suit per
-shot in A..K order or any arrangement; each shot is read at once and the answer is every card
-found so far, numbered, with its proposed identity, whether the layout order and the model
-disagree, a crop to show and the missing and duplicated cards. The player corrects cards with a
-tap; finishing saves the confirmed index patches as the deck's profile (`webui.decks`) and
+The flow of `cribcam enroll` and `cribcam deck` (cribcam/commands/decks.py) over HTTP. A
+session (`POST /api/enroll`, `webui.enroll_sessions`) takes photos of the deck: any photos of
+its cards (the default; a card in several photos is more examples of it), or one suit per photo
+laid out A to K. Each photo is read at once and the answer is every card found so far,
+numbered, with its proposed identity, whether the layout order and the model disagree, a crop
+to show, the cards not seen (information) and any card one photo shows twice (to correct). The
+player corrects cards with a tap; finishing saves the confirmed index patches as the deck's
+profile (`webui.decks`) and
 starts the tune in the background (`webui.deck_tuning`), one at a time, with progress and
 cancel. A failed or cancelled tune leaves the profile's previous reader in place.
 
@@ -47,8 +49,9 @@ from webui.images import image_kind
 
 Image = npt.NDArray[np.uint8]
 
-#: Shots one session takes ("any" arrangement; a suits session takes one per suit).
-MAX_SHOTS = 12
+#: Photos one session takes in "any" mode (a suits session takes one per suit): the measured
+#: teaching took 20 ordinary photos of a deck, and a few more leave room to retake.
+MAX_SHOTS = 24
 #: Side of the crop shown for each card on the page.
 CROP_PX = 96
 DEFAULT_SUITS = ("C", "D", "H", "S")
@@ -110,10 +113,10 @@ def _not_tuning(name: str, doing: str) -> None:
 
 
 def _suits(body: dict[str, Any]) -> tuple[str, ...] | None:
-    mode = body.get("mode", "suits")
+    mode = body.get("mode", "suits" if "suits" in body else "any")
     if mode not in ("suits", "any"):
-        raise ApiError(f"'mode' must be \"suits\" (one suit per shot, laid out A to K) or "
-                       f"\"any\" (any arrangement), not {mode!r}")  # fmt: skip
+        raise ApiError(f"'mode' must be \"any\" (any photos of the deck) or \"suits\" (one "
+                       f"suit per photo, laid out A to K), not {mode!r}")  # fmt: skip
     if mode == "any":
         if "suits" in body:
             raise ApiError("'suits' goes with mode \"suits\" only")
@@ -132,7 +135,7 @@ def _suits(body: dict[str, Any]) -> tuple[str, ...] | None:
 def _shot_suit(session: Session, given: str | None) -> str | None:
     if session.suits is None:
         if given is not None:
-            raise ApiError("this enrolment takes any arrangement: a shot has no 'suit'")
+            raise ApiError("this enrolment takes any photos of the deck: a photo has no 'suit'")
         if len(session.shots) >= MAX_SHOTS:
             raise ApiError(f"an enrolment takes at most {MAX_SHOTS} shots: delete one first", 409)
         return None

@@ -1,11 +1,11 @@
-"""Enrolment sessions: the shots of one deck being taught, and their JSON views.
+"""Enrolment sessions: the photos of one deck being taught, and their JSON views.
 
-A session (`POST /api/enroll`) holds the shots of a deck laid out, one suit per shot in A..K
-order or any arrangement, and the cards each shot proposed (`vision.decks.enroll.propose`), numbered
-across shots, with the player's corrections. Sessions live in memory only, a few at a time for
-a few hours: an enrolment is short-lived and nothing in it matters until it is finished and
-saved as the deck's profile (`webui.decks`). Kept apart from the endpoints so the session model
-can be read and tested without the HTTP around it.
+A session (`POST /api/enroll`) holds the photos of a deck (any photos of its cards, which may
+repeat across photos, or one suit per photo laid out A to K) and the cards each photo proposed
+(`vision.decks.enroll.propose`), numbered across photos, with the player's corrections. Sessions
+live in memory only, a few at a time for a few hours: an enrolment is short-lived and nothing in
+it matters until it is finished and saved as the deck's profile (`webui.decks`). Kept apart from
+the endpoints so the session model can be read and tested without the HTTP around it.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ class Session:
 
     id: str
     name: str
-    suits: tuple[str, ...] | None  # None: any arrangement
+    suits: tuple[str, ...] | None  # None: any photos of the deck
     enrollment: Enrollment = field(default_factory=lambda: Enrollment([], ()))
     shots: list[HeldShot] = field(default_factory=list)
     next_shot: int = 1
@@ -187,6 +187,9 @@ def session_json(session: Session) -> dict[str, Any]:
         "flagged": sum(c.flagged for c in candidates),
         "missing": list(problems.missing),
         "duplicates": {card: list(numbers) for card, numbers in problems.duplicates.items()},
-        "problems": problems.lines(),
-        "ready": counted > 0 and not problems.duplicates,
+        "repeated": {card: list(numbers) for card, numbers in problems.repeated.items()},
+        "corners": sum(len(c.patches) for c in candidates if c.card is not None),
+        "problems": problems.errors(),
+        "notes": problems.notes(),
+        "ready": counted > 0 and not problems.twice,
     }

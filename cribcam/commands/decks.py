@@ -1,16 +1,20 @@
 """`cribcam enroll` and `cribcam deck`: teach cribcam the deck on the table, manage deck profiles.
 
+    cribcam enroll NAME shots/*.jpg                 # any photos of the deck: the model proposes
     cribcam enroll NAME clubs.jpg diamonds.jpg hearts.jpg spades.jpg --suits C D H S
-    cribcam enroll NAME shots/*.jpg                 # any arrangement: the model proposes
-    cribcam enroll NAME --camera 0                  # prompts for one suit per shot
+    cribcam enroll NAME --camera 0                  # takes 4 photos (--photos N)
+    cribcam enroll NAME --camera 0 --suits C D H S  # prompts for one suit per photo
     cribcam deck list | use NAME | use --base | rename OLD NEW | delete NAME
     cribcam deck correct PHOTO QH --box X1 Y1 X2 Y2   # a card misread in a game, for the re-tune
     cribcam deck tune NAME                          # re-tune, folding in the corrections
 
-Enrolment shows every card found (numbered, with a grid image of the crops), flags the ones
-where the layout order and the model disagree, takes corrections as ``7=QH`` (``7=-``: not a
-card), points out missing and duplicated cards, then tunes the reader (Ctrl-C cancels and
-keeps the previous profile). Profiles live in `<models>/decks` (see `vision.decks.profiles`).
+Enrolment takes any photos of the deck's cards: a card in several photos is more examples of it
+(all its corners go to the tune), and cards no photo shows are only noted. It shows every card
+found (numbered, with a grid image of the crops), flags the ones where the model is unsure or
+disagrees with the layout order, takes corrections as ``7=QH`` (``7=-``: not a card), and asks
+again while one photo shows a card twice (one deck holds it once). Then it tunes the reader
+(Ctrl-C cancels and keeps the previous profile). Profiles live in `<models>/decks` (see
+`vision.decks.profiles`).
 """
 
 from __future__ import annotations
@@ -46,10 +50,13 @@ TUNE_SECONDS = at_least(60, float)
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     enroll = commands.add_parser("enroll", help="teach cribcam your deck (shots -> deck profile)")
     enroll.add_argument("name", help="deck name")
-    enroll.add_argument("shots", nargs="*", type=Path, help="photos of the deck laid out")
+    enroll.add_argument("shots", nargs="*", type=Path,
+                        help="photos of the deck's cards (they may repeat)")  # fmt: skip
     enroll.add_argument("--suits", nargs="+", choices=list("CDHS"), metavar="SUIT",
                         help="shot k holds this suit laid out A..K in reading order")  # fmt: skip
     enroll.add_argument("--camera", metavar="SOURCE", help="take the shots from a camera")
+    enroll.add_argument("--photos", type=at_least(1, int), default=4,
+                        help="photos --camera takes without --suits (4)")  # fmt: skip
     enroll.add_argument("--fix", nargs="+", default=[], metavar="N=CARD",
                         help="corrections, e.g. 7=QH or 12=- (not a card)")  # fmt: skip
     enroll.add_argument("--yes", action="store_true", help="accept without asking")
@@ -114,6 +121,8 @@ def run_enroll(args: argparse.Namespace) -> int:
     if not args.yes and sys.stdin.isatty():
         _ask(enrollment)
     cards = enrollment.labelled()
+    corners = sum(len(patches) for _, patches in cards)
+    print(f"{_cards(len(cards))}, {corners} corners to learn from")
     return _tune(args, store_of(args), args.name, cards)
 
 
@@ -196,10 +205,17 @@ def _file_shots(args: argparse.Namespace) -> list[Shot]:
 
 
 def _camera_shots(args: argparse.Namespace) -> list[Shot]:
+    asks: list[tuple[str | None, str]] = (
+        [(suit, f"Lay out the {suit} cards A to K in rows, face up and apart")
+         for suit in args.suits]
+        if args.suits
+        else [(None, f"Photo {k + 1} of {args.photos}: lay some cards of the deck face up and "
+                     "apart (cards may repeat from the last photo)") for k in range(args.photos)]
+    )  # fmt: skip
     shots = []
     with open_source(args.camera) as source:
-        for suit in args.suits or ["C", "D", "H", "S"]:
-            input(f"Lay out the {suit} cards A to K in rows, face up and apart; press Enter ")
+        for suit, ask in asks:
+            input(f"{ask}; press Enter ")
             frame = source.read(timeout=5.0)
             if frame is None:
                 raise EnrollmentError(f"no frame from {args.camera}")
@@ -222,15 +238,28 @@ def _show(enrollment: Enrollment) -> None:
         shown = c.card or "(not a card)"
         print(f"{c.number:3d}  {shown:4s} model {c.model_card} {c.model_confidence:.0%}"
               f"{layout}{flag}")  # fmt: skip
-    for line in enrollment.problems().lines():
-        print(f"note: {line}")
+    problems = enrollment.problems()
+    for line in problems.errors():
+        print(f"problem: {line}")
+    for line in problems.notes():
+        print(f"note: {line} (the tune learns the cards it is shown)")
+    if problems.repeated:
+        print(f"note: {_cards(len(problems.repeated))} in more than one photo: more examples")
+
+
+def _cards(count: int) -> str:
+    return f"{count} card" if count == 1 else f"{count} cards"
 
 
 def _ask(enrollment: Enrollment) -> None:
     while True:
         text = input("corrections (e.g. 7=QH 12=-), Enter when all are right: ").strip()
-        if not text:
+        errors = enrollment.problems().errors()
+        if not text and not errors:
             return
+        if not text:  # a card twice in one photo: the player must say which one is wrong
+            print("\n".join(f"still to correct: {line}" for line in errors))
+            continue
         for fix in text.split():
             try:
                 _apply(enrollment, fix)

@@ -35,7 +35,7 @@ from tests.vision.decks.test_enroll import CLUBS, FIXTURE, Templates, layout
 from tests.webui.fakes import Frames
 from vision.config import DEFAULT_READING, ReadingConfig
 from vision.decks.profiles import ProfileStore
-from vision.detection.detections import Detections
+from vision.detection.detections import CLASS_NAMES, Detections
 from vision.detection.models import DETECTOR_FILE, READER_FILE
 from vision.photo_reader import PhotoReader
 from vision.table.cards import FrameCards, cards_from_detections
@@ -254,7 +254,8 @@ def test_a_suits_session_proposes_the_layout_order(
     assert [c["proposed"] for c in session["candidates"][13:]] == hearts
     assert [c["number"] for c in session["candidates"][13:]] == list(range(14, 26))
     assert session["missing"] == ["7H"]
-    assert session["problems"] == ["missing: 7H"] and session["next_suit"] is None
+    assert session["problems"] == [] and session["notes"] == ["not seen: 7H"]
+    assert session["next_suit"] is None and session["ready"] is True
     assert [s["suit"] for s in session["shots"]] == ["C", "H"]
 
     refused(post_shot(client, sid, reader.shot(*layout(decks, HEARTS))), 409, "every suit")
@@ -283,9 +284,13 @@ def test_corrections_duplicates_and_not_a_card(
     second = session["candidates"][1]
     assert (second["card"], second["confirmed"], second["proposed"]) == ("AC", "AC", "2C")
     assert session["duplicates"] == {"AC": [1, 2]} and session["missing"] == ["2C"]
-    assert session["problems"] == ["missing: 2C", "AC appears 2 times: cards 1, 2"]
-    assert session["ready"] is False
-    refused(client.post(f"/api/enroll/{sid}/finish"), 409, "AC appears 2 times")
+    assert session["problems"] == [
+        "AC is in one photo 2 times (cards 1, 2): one deck holds it once, so correct the wrong one"
+    ]
+    assert session["notes"] == ["not seen: 2C"] and session["ready"] is False
+    refused(
+        client.post(f"/api/enroll/{sid}/finish"), 409, "AC is in one photo 2 times (cards 1, 2)"
+    )
 
     ok(client.put(f"/api/enroll/{sid}/cards/2", json={"card": "2♣"}))
     session = ok(client.put(f"/api/enroll/{sid}/cards/13", json={"card": None}))
@@ -293,6 +298,44 @@ def test_corrections_duplicates_and_not_a_card(
     assert (last["card"], last["not_card"], last["flagged"]) == (None, True, False)
     assert session["missing"] == ["KC"] and session["duplicates"] == {}
     assert session["cards"] == 12 and session["ready"] is True
+
+
+def test_ordinary_photos_where_cards_repeat_are_taught(
+    client: FlaskClient, reader: ShotReader, decks: list[Deck], tuner: FakeTuner, decks_dir: Path
+) -> None:
+    """The default session takes any photos of the deck: a card in several photos is more
+    examples of it (every corner saved, one held back to measure the tune), cards not seen are
+    a note, and a card twice in one photo is the one thing to correct."""
+    sid = start(client)  # no mode: any photos
+    shoot(client, reader, decks, sid, ["QH", "3S", "10D", "AC"])
+    shoot(client, reader, decks, sid, ["AC", "5H", "QH"])
+    session = shoot(client, reader, decks, sid, ["QH", "9C"])
+    assert session["mode"] == "any" and len(session["shots"]) == 3
+    assert session["repeated"] == {"QH": [1, 7, 8], "AC": [4, 5]}
+    assert (session["cards"], session["corners"]) == (9, 18)
+    assert session["duplicates"] == {} and session["problems"] == []
+    assert session["notes"] == ["not seen: " + " ".join(
+        c for c in CLASS_NAMES if c not in {"QH", "3S", "10D", "AC", "5H", "9C"})]  # fmt: skip
+    assert session["ready"] is True
+
+    session = ok(client.put(f"/api/enroll/{sid}/cards/9", json={"card": "QH"}))  # 9C misread
+    assert session["duplicates"] == {"QH": [8, 9]} and session["ready"] is False
+    assert session["problems"] == [
+        "QH is in one photo 2 times (cards 8, 9): one deck holds it once, so correct the wrong one"
+    ]
+    refused(client.post(f"/api/enroll/{sid}/finish"), 409, "QH is in one photo 2 times")
+    ok(client.put(f"/api/enroll/{sid}/cards/9", json={"card": "9C"}))
+
+    tuner.gate.clear()
+    answer = ok(client.post(f"/api/enroll/{sid}/finish"), 202)
+    assert (answer["deck"]["cards"], answer["deck"]["crops"]) == (6, 18)
+    saved = ProfileStore(decks_dir).get("kitchen").crops()
+    per_card = {card: [c["held_out"] for c in saved if c["card"] == card]
+                for card in ("QH", "AC", "3S")}  # fmt: skip
+    assert per_card == {"QH": [False, True, False, False, False, False],
+                        "AC": [False, True, False, False], "3S": [False, True]}  # fmt: skip
+    tuner.gate.set()
+    assert wait_tune(client, "done")["held_out"] == 6  # one corner of each card
 
 
 @pytest.mark.parametrize(
@@ -352,7 +395,7 @@ def test_bad_shots_and_corrections_are_refused(
     ] * 13
 
     any_sid = start(client, "pub", mode="any")
-    refused(post_shot(client, any_sid, png, "?suit=C"), 400, "any arrangement")
+    refused(post_shot(client, any_sid, png, "?suit=C"), 400, "any photos of the deck")
     ok(client.delete(f"/api/enroll/{any_sid}"))
     refused(client.get(f"/api/enroll/{any_sid}"), 404, "no enrolment session")
 

@@ -1,11 +1,16 @@
-"""Enrolment: from a few shots of the deck laid out to confirmed, labelled index patches.
+"""Enrolment: from a few photos of the deck to confirmed, labelled index patches.
 
-The player lays the deck out in a few shots (one suit per shot, A to K in reading order, or any
-arrangement); `propose` finds every corner index, groups them into cards and proposes each
-card's identity from the layout order and the current model's reading. Where the two agree the
-proposal is confident; where they disagree, or only a weak reading exists, the card is flagged
-for the player, who confirms or corrects it (`Enrollment.correct`). `problems` points out
-missing and duplicated cards; `labelled` hands the confirmed patches to the tune.
+The player takes a few photos of the deck: any photos of its cards (as they lie on the table,
+cards repeated across photos as a player takes them), or one suit per photo laid out A to K in
+reading order. `propose` finds every corner index, groups them into cards and proposes each
+card's identity from the model's reading and, for a suit laid out, the layout order. Where the
+two agree the proposal is confident; where they disagree, or only a weak reading exists, the
+card is flagged for the player, who confirms or corrects it (`Enrollment.correct`).
+
+A card seen in several photos is more examples of it, not an error: `labelled` pools all its
+patches for the tune. One photo showing a card twice is a problem (one deck holds each card
+once) that the player resolves; cards no photo shows are only noted (`Problems`), since a tune
+learns from whatever cards it is given.
 
 A patch is a wider square around one index (`PATCH_SPAN` index sizes, `PATCH_PX` pixels,
 centred on it) so the tune can cut training crops from it at any rotation and margin exactly
@@ -41,7 +46,8 @@ SUITS = ("C", "D", "H", "S")
 
 
 class EnrollmentError(VisionError, ValueError):
-    """An enrolment that cannot be tuned from as it stands (duplicates, nothing confirmed)."""
+    """An enrolment that cannot be tuned from as it stands (a card twice in one photo, no card
+    confirmed)."""
 
 
 def cut_patch(frame: Image, box: npt.NDArray[np.float32]) -> Image:
@@ -105,21 +111,52 @@ class Candidate:
 
 
 @dataclass(frozen=True)
+class Twice:
+    """One card that one photo shows more than once: `numbers` are the candidates claiming it."""
+
+    card: str
+    shot: int
+    numbers: tuple[int, ...]
+
+    def line(self) -> str:
+        numbers = ", ".join(map(str, self.numbers))
+        return (f"{self.card} is in one photo {len(self.numbers)} times (cards {numbers}): "
+                "one deck holds it once, so correct the wrong one")  # fmt: skip
+
+
+@dataclass(frozen=True)
 class Problems:
-    """What keeps the enrolment from covering the deck exactly once."""
+    """What the photos show of the deck: cards one photo shows twice (a problem the player
+    resolves), cards no photo shows (information only) and cards seen in several photos (more
+    examples of them)."""
 
     missing: tuple[str, ...]
-    duplicates: dict[str, tuple[int, ...]]
+    twice: tuple[Twice, ...] = ()
+    repeated: dict[str, tuple[int, ...]] = field(default_factory=dict)
+
+    @property
+    def duplicates(self) -> dict[str, tuple[int, ...]]:
+        """Each card a photo shows twice, with every number claiming it in such a photo."""
+        out: dict[str, tuple[int, ...]] = {}
+        for twice in self.twice:
+            out[twice.card] = out.get(twice.card, ()) + twice.numbers
+        return out
 
     @property
     def ok(self) -> bool:
-        return not self.missing and not self.duplicates
+        """True when the photos show the expected cards, each once in any one photo."""
+        return not self.missing and not self.twice
+
+    def errors(self) -> list[str]:
+        """What must be resolved before a tune."""
+        return [twice.line() for twice in self.twice]
+
+    def notes(self) -> list[str]:
+        """What the player may like to know; nothing here stops a tune."""
+        return [f"not seen: {' '.join(self.missing)}"] if self.missing else []
 
     def lines(self) -> list[str]:
-        out = [f"missing: {' '.join(self.missing)}"] if self.missing else []
-        out += [f"{card} appears {len(numbers)} times: cards {', '.join(map(str, numbers))}"
-                for card, numbers in self.duplicates.items()]  # fmt: skip
-        return out
+        return self.errors() + self.notes()
 
 
 @dataclass
@@ -146,23 +183,43 @@ class Enrollment:
             raise EnrollmentError(f"{card!r} is not a card (AC..KS)")
         candidate.skipped, candidate.confirmed = False, card
 
-    def problems(self) -> Problems:
-        seen: dict[str, list[int]] = {}
+    def sightings(self) -> dict[str, list[Candidate]]:
+        """Each card the candidates are, with every candidate that is it, in number order."""
+        seen: dict[str, list[Candidate]] = {}
         for candidate in self.candidates:
             if candidate.card is not None:
-                seen.setdefault(candidate.card, []).append(candidate.number)
+                seen.setdefault(candidate.card, []).append(candidate)
+        return seen
+
+    def problems(self) -> Problems:
+        seen = self.sightings()
+        twice: list[Twice] = []
+        repeated: dict[str, tuple[int, ...]] = {}
+        for card, found in seen.items():
+            shots: dict[int, list[int]] = {}
+            for candidate in found:
+                shots.setdefault(candidate.shot, []).append(candidate.number)
+            twice += [Twice(card, shot, tuple(n)) for shot, n in shots.items() if len(n) > 1]
+            if len(shots) > 1:
+                repeated[card] = tuple(c.number for c in found)
         missing = tuple(card for card in self.expected if card not in seen)
-        duplicates = {card: tuple(numbers) for card, numbers in seen.items() if len(numbers) > 1}
-        return Problems(missing, duplicates)
+        return Problems(missing, tuple(twice), repeated)
 
     def labelled(self) -> list[tuple[str, list[Image]]]:
-        """Each confirmed card with its index patches; duplicates must be resolved first."""
+        """Each confirmed card once, with the index patches of every photo it is seen in (a card
+        twice in one photo must be resolved first). The tune holds each card's second patch
+        back to measure itself, so a card seen whole (both its indices) leads its list: the
+        patch held back is then its other index, as when each card was seen once."""
         problems = self.problems()
-        if problems.duplicates:
-            raise EnrollmentError("resolve duplicated cards first: " + "; ".join(problems.lines()))
-        out = [(c.card, c.patches) for c in self.candidates if c.card is not None]
+        if problems.twice:
+            raise EnrollmentError("; ".join(problems.errors()))
+        out = []
+        for card, found in self.sightings().items():
+            ordered = sorted(found, key=lambda c: len(c.patches) < 2)  # stable: number order
+            out.append((card, [patch for c in ordered for patch in c.patches]))
         if not out:
-            raise EnrollmentError("no confirmed cards to tune on")
+            raise EnrollmentError("no confirmed cards to tune on: take photos of the cards face "
+                                  "up, or correct the cards marked not a card")  # fmt: skip
         return out
 
 

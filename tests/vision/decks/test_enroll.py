@@ -16,6 +16,7 @@ import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -168,13 +169,72 @@ def test_duplicate_is_pointed_out_and_must_be_resolved(decks: list[Deck]) -> Non
     enrollment.correct(2, "ac")
     problems = enrollment.problems()
     assert problems.duplicates == {"AC": (1, 2)} and problems.missing == ("2C",)
-    with pytest.raises(EnrollmentError, match="AC appears 2 times"):
+    assert problems.errors() == [
+        "AC is in one photo 2 times (cards 1, 2): one deck holds it once, so correct the wrong one"
+    ]
+    with pytest.raises(EnrollmentError, match=re.escape("AC is in one photo 2 times (cards 1, 2)")):
         enrollment.labelled()
     enrollment.correct(2, "2C")
     enrollment.correct(13, None)  # "not a card"
     assert enrollment.problems().missing == ("KC",)
     with pytest.raises(EnrollmentError):
         enrollment.correct(1, "ZZ")
+
+
+def test_a_card_in_several_photos_is_more_examples_of_it(decks: list[Deck]) -> None:
+    """Ordinary photos of a deck repeat cards: every patch of a repeated card goes to the tune,
+    under one entry, so the tune holds back one of them (its second) to measure itself, and
+    that one is the other index of a sighting where the card shows both."""
+    first, first_boxes = layout(decks, ["QH", "3S", "AC"])
+    second, second_boxes = layout(decks, ["AC", "5H", "QH"], seed=4)
+    shots = {id(first): first_boxes[:5], id(second): second_boxes}  # AC's 2nd index hidden
+
+    def find(image: Image) -> np.ndarray:
+        return shots[id(image)]
+
+    enrollment = propose([Shot(first), Shot(second)], find, Templates(decks))
+    assert [c.card for c in enrollment.candidates] == ["QH", "3S", "AC", "AC", "5H", "QH"]
+    assert [len(c.patches) for c in enrollment.candidates] == [2, 2, 1, 2, 2, 2]
+    problems = enrollment.problems()
+    assert problems.errors() == [] and problems.duplicates == {}
+    assert problems.repeated == {"QH": (1, 6), "AC": (3, 4)}
+    assert problems.notes() == [
+        "not seen: " + " ".join(c for c in CLASS_NAMES if c not in {"QH", "3S", "AC", "5H"})
+    ]
+    assert len(enrollment.labelled()) == 4  # one entry a card
+    labelled = dict(enrollment.labelled())
+    assert [len(labelled[card]) for card in ("QH", "3S", "AC", "5H")] == [4, 2, 3, 2]
+    ace = [cut_patch(second, second_boxes[0]), cut_patch(second, second_boxes[1]),
+           cut_patch(first, first_boxes[4])]  # fmt: skip
+    assert all(np.array_equal(got, want) for got, want in zip(labelled["AC"], ace, strict=True))
+
+
+def test_a_card_twice_in_one_photo_is_a_problem_but_across_photos_is_not(
+    decks: list[Deck],
+) -> None:
+    image, boxes = layout(decks, ["QH", "3S", "10D"])
+    other, other_boxes = layout(decks, ["3S", "9C"], seed=5)
+    found = {id(image): boxes, id(other): other_boxes}
+    enrollment = propose([Shot(image), Shot(other)], lambda im: found[id(im)], Templates(decks))
+    assert enrollment.problems().repeated == {"3S": (2, 4)}
+    enrollment.correct(3, "QH")  # the 10D misread as a second QH, in the same photo
+    problems = enrollment.problems()
+    assert problems.duplicates == {"QH": (1, 3)} and problems.repeated == {"3S": (2, 4)}
+    with pytest.raises(EnrollmentError, match=re.escape("QH is in one photo 2 times (cards 1, 3)")):
+        enrollment.labelled()
+    enrollment.correct(3, "10D")
+    assert [card for card, _ in enrollment.labelled()] == ["QH", "3S", "10D", "9C"]
+
+
+def test_missing_cards_do_not_block_a_tune_but_nothing_confirmed_does(decks: list[Deck]) -> None:
+    image, boxes = layout(decks, ["QH", "3S"])
+    enrollment = propose([Shot(image)], fixed(boxes), Templates(decks))
+    assert len(enrollment.problems().missing) == 50 and enrollment.problems().errors() == []
+    assert [card for card, _ in enrollment.labelled()] == ["QH", "3S"]
+    enrollment.correct(1, None)
+    enrollment.correct(2, None)
+    with pytest.raises(EnrollmentError, match="no confirmed cards to tune on"):
+        enrollment.labelled()
 
 
 def test_grouping_without_card_outlines_pairs_by_distance(decks: list[Deck]) -> None:
@@ -364,3 +424,57 @@ def test_a_tune_budget_under_a_minute_is_refused_as_the_command_line_is_read(
             build_parser().parse_args([*argv, "--budget", "10"])
         assert "--budget: 10.0 is under 60" in capsys.readouterr().err
     assert build_parser().parse_args(["deck", "tune", "pub", "--budget", "90.5"]).budget == 90.5
+
+
+def test_enroll_cli_takes_photos_where_cards_repeat(
+    decks: list[Deck], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`cribcam enroll NAME a.png b.png --yes` with a card in both photos tunes on every patch
+    of it; a card twice in one photo stops it with the card and its numbers named."""
+    from cribcam.commands import decks as enroll_cli
+
+    photos = {"a": layout(decks, ["QH", "3S"]), "b": layout(decks, ["3S", "9C"], seed=5)}
+    boxes = {}
+    for name, (image, found) in photos.items():
+        cv2.imwrite(str(tmp_path / f"{name}.png"), image)
+        boxes[cv2.imread(str(tmp_path / f"{name}.png")).tobytes()] = found
+    templates = Templates(decks)
+
+    class Reader:
+        """Finds the boxes a photo was rendered with; reads them with the template matcher."""
+
+        def __init__(self, models: Path) -> None:
+            self.classify = templates
+
+        def index_boxes(self, frame: Image) -> np.ndarray:
+            return boxes[frame.tobytes()]
+
+    tuned: list[list[tuple[str, list[Image]]]] = []
+
+    def fake_tune(args: argparse.Namespace, store: ProfileStore, name: str, cards: Any) -> int:
+        tuned.append(cards)
+        return 0
+
+    monkeypatch.setattr(enroll_cli, "CardReader", Reader)
+    monkeypatch.setattr(enroll_cli, "_tune", fake_tune)
+    parser = argparse.ArgumentParser()
+    enroll_cli.register(parser.add_subparsers(dest="command"))
+    shots = [str(tmp_path / "a.png"), str(tmp_path / "b.png")]
+
+    def enroll(*extra: str) -> str:
+        argv = ["enroll", "pub", *shots, "--yes", "--grid", str(tmp_path / "grid.jpg"),
+                "--decks", str(tmp_path / "decks"), *extra]  # fmt: skip
+        args = parser.parse_args(argv)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert args.run(args) == 0
+        return out.getvalue()
+
+    printed = enroll()
+    counts = [(card, len(patches)) for card, patches in tuned[-1]]
+    assert counts == [("QH", 2), ("3S", 4), ("9C", 2)]
+    assert "note: not seen: AC 2C" in printed and "note: 1 card in more than one photo" in printed
+    assert "3 cards, 8 corners to learn from" in printed
+    with pytest.raises(EnrollmentError, match=re.escape("QH is in one photo 2 times (cards 1, 2)")):
+        enroll("--fix", "2=QH")
+    assert len(tuned) == 1
