@@ -1,6 +1,6 @@
 """The deck-enrolment page in a real browser, with the shipped models: a photo of one suit laid
-out A to K is uploaded, the grid of corners appears, one card is corrected with the picker,
-the deck is saved without tuning and listed."""
+out A to K (the page's second way) is uploaded, the grid of corners appears, one card is
+corrected with the picker, the deck is saved without tuning and listed."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ def test_enrol_a_suit_correct_a_card_and_save(server: Server, tmp_path: Path) ->
         page.click("a[href='/enroll']")
         page.wait_for_url("**/enroll")
         page.fill("#start-form input[name=name]", "kitchen")
+        page.select_option("#mode", "suits")  # any photos is the default
         page.fill("#start-form input[name=suits]", "C")
         page.click("#start-form button[type=submit]")
         page.wait_for_selector("#shoot-panel:not([hidden])")
@@ -49,7 +50,7 @@ def test_enrol_a_suit_correct_a_card_and_save(server: Server, tmp_path: Path) ->
         )
         page.wait_for_selector("#problems .flag")
         problems = page.inner_text("#problems")
-        assert "Missing" in problems and "A♣" in problems  # AC is now missing from the clubs
+        assert "Not seen" in problems and "A♣" in problems  # AC is now missing from the clubs
         page.click("#save-only")
         page.wait_for_function("document.getElementById('finish-status').textContent"
                                ".includes('Saved')")  # fmt: skip

@@ -749,6 +749,20 @@ def test_the_enrol_page_is_served_and_linked(client: FlaskClient, db_path: Path)
     assert 'href="/enroll"' in game_page and "base model" in game_page
 
 
+def test_the_game_pages_tell_their_camera_the_deck_in_use(
+    client: FlaskClient, reader: ShotReader, decks: list[Deck]
+) -> None:
+    """The camera offers teaching only while the base model reads: the pages carry the deck in
+    use (none, then the deck enrolled) for it to know."""
+    game = ok(client.post("/api/games", json={"players": 2}), 201)["id"]
+    pages = (f"/games/{game}", f"/games/{game}/table")
+    for path in pages:
+        assert 'data-deck=""' in client.get(path).get_data(as_text=True)
+    enrolled(client, reader, decks, "kitchen")
+    for path in pages:
+        assert 'data-deck="kitchen"' in client.get(path).get_data(as_text=True)
+
+
 def test_sessions_are_bounded(client: FlaskClient) -> None:
     made = [start(client, f"deck {k}") for k in range(MAX_SESSIONS + 2)]
     refused(client.get(f"/api/enroll/{made[0]}"), 404, "no enrolment session")

@@ -140,6 +140,7 @@ class Camera {
     }
     this.running = true;
     this.say(t("Camera on."));
+    if (this.onStart) this.onStart();  // the page may offer something on the camera's first use
     this.timer = setInterval(() => this.sendFrame(), this.interval);
   }
   stop() {
@@ -182,6 +183,48 @@ class Camera {
     }
   }
 }
+
+/* Teaching the deck, offered when the camera starts while the base reader reads (no deck in
+   use): a small banner linking to the enrol page in a new tab, so the game and its camera stay
+   open here. Each device remembers (localStorage) once it is dismissed or a deck is taught on
+   the enrol page, and never shows it again. */
+const TEACH_OFFER_KEY = "cribcam-teach-offer";
+const TEACH_PHOTOS = 4;  // the enrol page suggests as many
+
+function teachingSettled() {
+  try {
+    return localStorage.getItem(TEACH_OFFER_KEY) !== null;
+  } catch (error) {
+    return true;  // storage refused (a private window's policy): offering it each time would nag
+  }
+}
+
+function rememberTeaching(how) {
+  try { localStorage.setItem(TEACH_OFFER_KEY, how); } catch (error) { /* the banner just returns */ }
+}
+
+/* Shows the banner as the first child of `host` unless a deck is in use (`deckInUse`), the
+   offer is settled on this device or it is already shown; returns the banner or null. */
+function offerTeaching(host, deckInUse) {
+  if (deckInUse || teachingSettled() || document.getElementById("teach-offer")) return null;
+  const dismiss = el("button", { type: "button", class: "teach-dismiss", "aria-label": t("Not now"),
+    title: t("Not now") }, "×");
+  const banner = el("div", { id: "teach-offer", class: "teach-offer", role: "note" },
+    el("a", { href: "/enroll", target: "_blank", rel: "noopener" },
+      t("Read your deck better: take {count} photos", { count: TEACH_PHOTOS })),
+    dismiss);
+  dismiss.addEventListener("click", () => { rememberTeaching("dismissed"); banner.remove(); });
+  host.prepend(banner);
+  return banner;
+}
+
+// a deck taught in another tab (the enrol page opened from the banner) settles it here too
+window.addEventListener("storage", (event) => {
+  if (event.key === TEACH_OFFER_KEY && event.newValue !== null) {
+    const banner = document.getElementById("teach-offer");
+    if (banner) banner.remove();
+  }
+});
 
 /* The demo photo (a synthetic table rendered from the test deck) through the frame endpoint. */
 async function tryDemoPhoto(gameId, img, overlay, say) {

@@ -6,6 +6,7 @@ const $ = (id) => document.getElementById(id);
 const SUIT_NAME = { C: () => t("clubs"), D: () => t("diamonds"), H: () => t("hearts"), S: () => t("spades") };
 const SUIT_LETTER = { "♣": "C", "♦": "D", "♥": "H", "♠": "S", "♧": "C", "♢": "D", "♡": "H", "♤": "S" };
 const POLL_MS = 1000;
+const SUGGESTED_PHOTOS = 4;  // ordinary photos of a deck: enough to read it clearly better
 let session = null;   // the enrolment session as the server last answered it
 let fixing = null;    // the candidate the picker dialog corrects
 let tuneState = null; // the last tune state seen, to refresh the decks when it ends
@@ -127,16 +128,29 @@ function renderTune(tune) {
     ? `${tune.text} (${pct(tune.fraction || 0)})${seconds}` : `${tune.text}${seconds}`;
   $("tune-cancel").hidden = !running;
   $("tune-cancel").disabled = tune.state === "cancelling";
+  let figure = "";
   let result = "";
   if (tune.state === "done") {
-    result = tune.held_out
-      ? t("Held-out corners ({count} × 8 angles) read right: base reader {before} → tuned {after}.",
-        { count: tune.held_out, before: percent(tune.accuracy_before), after: percent(tune.accuracy_after) })
-      : t("Tuned (no corner was held back to measure it).");
-    if (tune.kept_base) result += " " + t("The tuned reader read them clearly worse, so this deck keeps the base reader; its cards stay saved for a later tune.");
+    // the figure the tune measured, in plain words: corners of the deck it never trained on
+    const measured = tune.held_out && typeof tune.accuracy_before === "number" && typeof tune.accuracy_after === "number";
+    if (measured) {
+      figure = t("Your deck's corners read right: {before} before, {after} now.",
+        { before: pct(tune.accuracy_before), after: pct(tune.accuracy_after) });
+      result = tn("Measured on {n} corner of your photos kept out of the tune, each read at 8 angles.",
+        "Measured on {n} corners of your photos kept out of the tune, each read at 8 angles.", tune.held_out);
+    } else {
+      result = t("Tuned (no corner was held back to measure it: a card seen with both its corners gives one).");
+    }
+    if (tune.kept_base) {
+      figure = measured ? t("Your deck's corners read right: {before} with the base reader, {after} tuned.",
+        { before: pct(tune.accuracy_before), after: pct(tune.accuracy_after) }) : figure;
+      result += " " + t("The tuned reader read them clearly worse, so this deck keeps the base reader; its cards stay saved for a later tune.");
+    }
+    rememberTaught();
   } else if (tune.state === "failed") {
     result = t("The tune failed: {error}. The deck's previous reader is kept.", { error: tune.error });
   }
+  $("tune-figure").textContent = figure;
   $("tune-result").textContent = result;
   $("tune-result").className = "tune-result" + (tune.state === "failed" ? " error" : "");
   const ended = tuneState !== null && tuneState !== tune.state && !running;
@@ -144,6 +158,11 @@ function renderTune(tune) {
   clearTimeout(pollTimer);
   if (running) pollTimer = setTimeout(pollTune, POLL_MS);
   if (ended) loadDecks();
+}
+
+/* A deck taught on this device: the game pages' camera stops offering to teach one. */
+function rememberTaught() {
+  try { localStorage.setItem("cribcam-teach-offer", "taught"); } catch (error) { /* offered again: harmless */ }
 }
 
 async function pollTune() {
@@ -190,8 +209,10 @@ function renderShotPrompt() {
   let title;
   let help;
   if (session.mode === "any") {
-    title = t("Photo {number}: any arrangement", { number });
-    help = t("Lay out as many cards as fit, face up and apart; take photos until every card of the deck has been in one, each card once.");
+    title = number <= SUGGESTED_PHOTOS
+      ? t("Photo {number} of {count}: any cards of your deck", { number, count: SUGGESTED_PHOTOS })
+      : t("Photo {number}: more photos teach more (optional)", { number });
+    help = t("Lay out as many cards as fit, face up and apart, and take the photo from above. Cards may repeat from photo to photo: each photo is more to learn from.");
   } else if (next) {
     title = t("Photo {number}: the {suit}, A to K", { number, suit: suitLabel(next) });
     help = t("Lay the {suit} out A, 2, 3 … K in rows, left to right and top to bottom, face up and apart on a darker cloth, then take the photo from above.",
@@ -309,18 +330,31 @@ function renderProblems() {
   const dup = Object.entries(session.duplicates);
   for (const [card, numbers] of dup) {
     out.push(el("div", { class: "flag over" }, cardChip(card),
-      " " + t("appears {count} times: cards {numbers}. Tap the wrong one to correct it.",
+      " " + t("is in one photo {count} times: cards {numbers}. One deck holds each card once: tap the wrong one to correct it.",
         { count: numbers.length, numbers: numbers.map((n) => `#${n}`).join(", ") })));
-  }
-  if (session.missing.length && session.candidates.length) {
-    const label = session.mode === "any" ? t("Not seen yet ({count}):", { count: session.missing.length }) + " " : t("Missing:") + " ";
-    out.push(el("div", { class: "flag short" }, label, ...chips(session.missing)));
   }
   if (session.flagged) {
     out.push(el("div", { class: "flag short" },
       tn("{n} card to check (marked).", "{n} cards to check (marked).", session.flagged)));
   } else if (session.candidates.length && !dup.length) {
-    out.push(el("div", { class: "flag exact" }, tn("{n} card ready.", "{n} cards ready.", session.cards)));
+    // a card in several photos is one card: count the cards, then all their corners
+    const cards = new Set(session.candidates.map((c) => c.card).filter(Boolean)).size;
+    out.push(el("div", { class: "flag exact" }, tn("{n} card ready.", "{n} cards ready.", cards) + " " +
+      tn("{n} corner to learn from.", "{n} corners to learn from.", session.corners)));
+  }
+  const repeated = Object.keys(session.repeated).length;
+  if (repeated) {
+    out.push(el("p", { class: "note" }, tn("{n} card is in more than one photo: more to learn from.",
+      "{n} cards are in more than one photo: more to learn from.", repeated)));
+  }
+  if (session.missing.length && session.candidates.length) {
+    // information only: the tune learns the cards it is shown; a long list stays folded
+    out.push(session.missing.length <= 13
+      ? el("div", { class: "note" }, t("Not seen:") + " ", ...chips(session.missing))
+      : el("details", { class: "note" }, el("summary", {},
+        tn("{n} card not seen: fine, the tune learns the cards it is shown.",
+          "{n} cards not seen: fine, the tune learns the cards it is shown.", session.missing.length)),
+      ...chips(session.missing)));
   }
   $("problems").replaceChildren(...out);
 }

@@ -596,6 +596,7 @@ const camera = new Camera(GAME, $("camera-video"), $("camera-overlay"), $("camer
 /* One button starts and stops the browser camera; it says which it will do. */
 const syncCameraButton = () => { $("camera-start").textContent = camera.running ? t("Stop camera") : t("Start camera"); };
 camera.onStop = syncCameraButton;  // the camera may stop by itself (the server refuses frames)
+camera.onStart = () => offerTeaching($("teach-slot"), root.dataset.deck);
 $("camera-start").addEventListener("click", async () => {
   if (camera.running) camera.stop();
   else await camera.start();
@@ -657,6 +658,8 @@ async function refreshDeckInUse() {
   if (!response || !response.ok) return;
   const { active } = await response.json();
   $("deck-in-use").textContent = active ? t("deck “{name}”", { name: active }) : t("base model");
+  root.dataset.deck = active || "";  // the teaching offer follows a deck chosen meanwhile
+  if (active && $("teach-offer")) $("teach-offer").remove();
 }
 document.addEventListener("visibilitychange", () => { if (!document.hidden) refreshDeckInUse(); });
 $("misread-cancel").addEventListener("click", () => $("misread-dialog").close());

@@ -76,6 +76,7 @@ function startBrowserCamera() {
   camera.label = (det) => cardLabel(det.card);  // the players know where their cards lie
   camera.query = "?table=1";
   camera.onStop = () => { $("camera-start").hidden = false; };
+  camera.onStart = () => offerTeaching($("view"), root.dataset.deck);
   $("camera-start").addEventListener("click", async () => {
     $("camera-start").hidden = true;
     await camera.start();
