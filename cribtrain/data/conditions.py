@@ -54,7 +54,8 @@ def conditioned(image: Image, rng: Rng, conditions: CameraConditions = CONDITION
     if rng.random() < conditions.p_glare:
         out = _glare(out, rng)
     if rng.random() < conditions.p_defocus:
-        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(*conditions.defocus_sigma))
+        out = np.asarray(cv2.GaussianBlur(out, (0, 0), rng.uniform(*conditions.defocus_sigma)),
+                         np.float32)  # fmt: skip
     if rng.random() < conditions.p_motion:
         out = _motion_blur(out, int(rng.integers(*conditions.motion_px, endpoint=True)), rng)
     light = rng.uniform(*conditions.light) if rng.random() < conditions.p_dim else 1.0
@@ -71,9 +72,9 @@ def _motion_blur(image: npt.NDArray[np.float32], length: int, rng: Rng) -> npt.N
     kernel = np.zeros((length, length), np.float32)
     kernel[length // 2, :] = 1.0
     centre = (length / 2 - 0.5, length / 2 - 0.5)
-    kernel = cv2.warpAffine(kernel, cv2.getRotationMatrix2D(centre, rng.uniform(0, 180), 1.0),
-                            (length, length))  # fmt: skip
-    return cv2.filter2D(image, -1, kernel / max(float(kernel.sum()), 1e-6))
+    turn = cv2.getRotationMatrix2D(centre, rng.uniform(0, 180), 1.0)
+    kernel = np.asarray(cv2.warpAffine(kernel, turn, (length, length)), np.float32)
+    return np.asarray(cv2.filter2D(image, -1, kernel / max(float(kernel.sum()), 1e-6)), np.float32)
 
 
 def _glare(image: npt.NDArray[np.float32], rng: Rng) -> npt.NDArray[np.float32]:
@@ -83,7 +84,7 @@ def _glare(image: npt.NDArray[np.float32], rng: Rng) -> npt.NDArray[np.float32]:
     centre = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
     axes = (max(1, int(rng.uniform(0.04, 0.2) * w)), max(1, int(rng.uniform(0.02, 0.1) * h)))
     cv2.ellipse(mask, centre, axes, rng.uniform(0, 180), 0, 360, 1.0, -1)
-    mask = cv2.GaussianBlur(mask, (0, 0), rng.uniform(4, 20))
+    mask = np.asarray(cv2.GaussianBlur(mask, (0, 0), rng.uniform(4, 20)), np.float32)
     return image + rng.uniform(60, 180) * mask[..., None]
 
 

@@ -78,4 +78,5 @@ def test_written_copies_keep_the_labels(tmp_path: Path) -> None:
     assert (out / "labels" / "a-c1.txt").read_text() == LABEL
     assert (out / "labels" / "b-c0.txt").read_text() == "5 0.5 0.5 0.1 0.1\n"
     for name in split["train"]:
-        assert cv2.imread(str(out / "images" / name)).shape == (120, 160, 3)
+        written = cv2.imread(str(out / "images" / name))
+        assert written is not None and written.shape == (120, 160, 3)
