@@ -105,8 +105,9 @@ def train_stage(
     else:
         architecture = "yolo26n-cls.yaml" if stage == "reader" else "yolo26n.yaml"
         model = yolo(str(init) if init else architecture)
+        # Absolute: ultralytics files a relative project under its own runs/<task>/ folder.
         model.train(
-            data=str(data), time=hours, epochs=1000, device=device, project=str(project),
+            data=str(data), time=hours, epochs=1000, device=device, project=str(project.resolve()),
             name=stage, exist_ok=True, pretrained=init is not None, amp=False, plots=plots,
             patience=0, verbose=False, trainer=trainer,
             **{**STAGE_ARGS[stage], **loader_settings(stage, device),
