@@ -14,6 +14,7 @@ serves several threads at once.
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -171,13 +172,29 @@ class CardReader:
             scored = self.score(readings)
         with clock.stage("orient"):
             scored = self.orient(frame, scored)
-        keep = self._keep(frame)
+        height, width = frame.shape[:2]
+        kept, cards = self.cards_from_scored(scored, width, height, clock)
+        return Reading(kept, cards, clock.times(), looks)
+
+    def cards_from_scored(
+        self, scored: Detections, width: int, height: int, clock: _Stopwatch | None = None
+    ) -> tuple[Detections, FrameCards]:
+        """What `read` makes of `scored` readings of a `width` × `height` frame (their facing
+        known): the readings kept and the cards they make, conflicts resolved."""
+        clock = clock or _Stopwatch()
+        keep = self._keep(width, height)
         with clock.stage("group_into_cards"):
             kept = keep(scored)
             seen = self.group_into_cards(scored[kept])
         with clock.stage("resolve_conflicts"):
             cards = self.resolve_conflicts(scored, seen, keep)
-        return Reading(scored[kept], cards, clock.times(), looks)
+        return scored[kept], cards
+
+    def with_calibration(self, calibration: ScoreCalibration) -> CardReader:
+        """This reader, the same networks, scoring with `calibration` (to choose thresholds)."""
+        trial = copy.copy(self)
+        trial.calibration = calibration
+        return trial
 
     def cards(self, frame: Image) -> FrameCards:
         """The physical cards in a frame (`read`)."""
@@ -314,10 +331,9 @@ class CardReader:
         product: npt.NDArray[np.float32] = np.clip(box_scores * confidence, 0, 1)
         return product
 
-    def _keep(self, frame: Image) -> Keep:
-        """Which readings of `frame` to keep (`ScoreCalibration.kept`): all without a
-        calibration."""
-        height, width = frame.shape[:2]
+    def _keep(self, width: int, height: int) -> Keep:
+        """Which readings of a `width` × `height` frame to keep (`ScoreCalibration.kept`): all
+        without a calibration."""
         calibration = self.calibration
 
         def keep(readings: Detections) -> npt.NDArray[np.bool_]:
