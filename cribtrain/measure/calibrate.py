@@ -27,7 +27,6 @@ from vision.detection.calibration import (
 from vision.detection.detections import CLASS_NAMES, Detections, at_frame_edge, iou_matrix
 from vision.detection.reader import ranked_choices
 from vision.reading import CardReader, read_rows
-from vision.table.cards import PairingConfig, cards_with_second_choice
 
 #: Card thresholds tried, lowest first.
 THRESHOLDS = tuple(round(0.30 + 0.02 * i, 2) for i in range(34))
@@ -37,35 +36,30 @@ EDGE_THRESHOLDS = tuple(round(0.50 + 0.01 * i, 2) for i in range(50))
 
 @dataclass(frozen=True)
 class PhotoReadings:
-    """One photo's raw readings and its labelled cards: each box's first and second choice of
-    card (N × 2) with their chances (`ranked_choices`), and which way its index faces."""
+    """One photo's raw readings (both stages' rows, and which way each index faces), whether
+    each is right (its first choice names a labelled index it overlaps), which lie at the
+    frame's edge, the photo's size and its labelled cards."""
 
-    boxes: npt.NDArray[np.float32]
-    box_scores: npt.NDArray[np.float32]
-    choices: npt.NDArray[np.int64]
-    chances: npt.NDArray[np.float32]
-    facing: npt.NDArray[np.int8] | None
+    readings: Detections
     right: npt.NDArray[np.bool_]
     at_edge: npt.NDArray[np.bool_]
+    size: tuple[int, int]
     truth_cards: frozenset[str]
+
+    @property
+    def box_scores(self) -> npt.NDArray[np.float32]:
+        return read_rows(self.readings)[0]
 
     @property
     def read_probabilities(self) -> npt.NDArray[np.float32]:
         """The first choice's chance: what the calibration weighs."""
-        return self.chances[:, 0]
+        return ranked_choices(read_rows(self.readings)[1])[1][:, 0]
 
-    def cards(self, calibration: ScoreCalibration, threshold: float) -> frozenset[str]:
-        """The cards read at `threshold`, paired and their conflicts' second choices read as
-        the app does (`CardReader.read`)."""
-        first, second = (
-            Detections(self.boxes, calibration.score(self.box_scores, self.chances[:, k]),
-                       self.choices[:, k], self.facing)
-            for k in (0, 1)
-        )  # fmt: skip
-        seen, _, _ = cards_with_second_choice(
-            first, second, lambda d: calibration.kept(d.scores, self.at_edge),
-            PairingConfig(min_score=threshold),
-        )  # fmt: skip
+    def cards(self, reader: CardReader, calibration: ScoreCalibration) -> frozenset[str]:
+        """The cards `reader` reads from these readings under `calibration` (`CardReader.read`'s
+        scoring and grouping, conflicts resolved)."""
+        trial = reader.with_calibration(calibration)
+        _, seen = trial.cards_from_scored(trial.score(self.readings), *self.size)
         return frozenset(str(card.card) for card in seen.cards)
 
 
@@ -78,24 +72,26 @@ def read_photos(
     photos = []
     for _, frame, truth in labelled_photos(dataset, names, relabel):
         readings = reader.index_readings(frame)
-        boxes, (box_scores, probabilities) = readings.boxes, read_rows(readings)
-        choices, chances = ranked_choices(probabilities)
-        classes = choices[:, 0]
-        overlap = iou_matrix(boxes, truth.boxes) >= 0.5
+        classes = ranked_choices(read_rows(readings)[1])[0][:, 0]
+        overlap = iou_matrix(readings.boxes, truth.boxes) >= 0.5
         right = (overlap & (classes[:, None] == truth.class_ids[None, :])).any(axis=1)
         truth_cards = frozenset(CLASS_NAMES[c] for c in truth.class_ids.tolist())
-        at_edge = at_frame_edge(boxes, frame.shape[1], frame.shape[0])
-        facing = reader.orientations(frame, boxes, np.ones(len(boxes), np.bool_))
+        height, width = frame.shape[:2]
+        at_edge = at_frame_edge(readings.boxes, width, height)
+        everywhere = np.ones(len(readings), np.bool_)
+        facing = reader.orientations(frame, readings.boxes, everywhere)
         photos.append(PhotoReadings(
-            boxes, box_scores, choices, chances, facing, right, at_edge, truth_cards
+            readings.with_rows(facing=facing), right, at_edge, (width, height), truth_cards
         ))  # fmt: skip
     return photos
 
 
 def card_precision_recall(
-    photos: list[PhotoReadings], calibration: ScoreCalibration, threshold: float
-) -> tuple[float, float]:
-    counts = CardSetCounts.of((p.truth_cards, p.cards(calibration, threshold)) for p in photos)
+    photos: list[PhotoReadings], reader: CardReader, calibration: ScoreCalibration,
+    threshold: float,
+) -> tuple[float, float]:  # fmt: skip
+    at = replace(calibration, card_threshold=threshold)
+    counts = CardSetCounts.of((p.truth_cards, p.cards(reader, at)) for p in photos)
     return counts.precision, counts.recall
 
 
@@ -170,12 +166,12 @@ def calibrate(
         bias, box_weight, read_weight, card_threshold=THRESHOLDS[-1]
     )  # chosen next
     threshold = choose_threshold(
-        lambda t: card_precision_recall(photos, fitted, t)[0], precision, THRESHOLDS
+        lambda t: card_precision_recall(photos, reader, fitted, t)[0], precision, THRESHOLDS
     )
     fitted = replace(fitted, card_threshold=threshold)
     edge, edge_readings = edge_threshold(photos, fitted, precision)
     fitted = replace(fitted, edge_threshold=edge)
-    card_precision, card_recall = card_precision_recall(photos, fitted, threshold)
+    card_precision, card_recall = card_precision_recall(photos, reader, fitted, threshold)
     record = {
         "fitted_on": str(dataset),
         **({"relabel": str(relabel)} if relabel else {}),

@@ -232,17 +232,6 @@ def combined_reading(
 Keep = Callable[[Detections], npt.NDArray[np.bool_]]
 
 
-def cards_with_second_choice(
-    every: Detections, second: Detections, keep: Keep, config: PairingConfig
-) -> tuple[FrameCards, Detections, npt.NDArray[np.bool_]]:
-    """The cards of `every`'s readings that `keep` keeps, with each conflict's set-aside
-    sightings read as their `second` choice (`reread_conflicts`); and the readings and kept
-    mask they were made from."""
-    kept = keep(every)
-    seen = cards_from_detections(every[kept], config)
-    return with_second_choices(seen, every, second, keep, config)
-
-
 def with_second_choices(
     seen: FrameCards, every: Detections, second: Detections, keep: Keep, config: PairingConfig
 ) -> tuple[FrameCards, Detections, npt.NDArray[np.bool_]]:

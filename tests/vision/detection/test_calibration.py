@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from cribcam.cli import main
-from cribtrain.measure.calibrate import PhotoReadings, edge_threshold, wilson_upper
+from cribtrain.measure.calibrate import PhotoReadings, edge_threshold, read_photos, wilson_upper
 from tests.helpers import REPO
 from vision.detection.calibration import (
     CALIBRATION_FILE,
@@ -20,8 +20,10 @@ from vision.detection.calibration import (
     choose_threshold,
     fit_weights,
 )
+from vision.detection.detections import CLASS_NAMES, Detections
 from vision.detection.models import MODELS_DIR
 from vision.reading import CardReader
+from vision.table.sources import read_image
 
 SAMPLES = REPO / "datasets" / "samples"
 
@@ -82,16 +84,12 @@ def readings(scores: list[float], right: list[bool], at_edge: list[bool]) -> Pho
     choices' chances, read weight 1)."""
     n = len(scores)
     logits = np.log(np.asarray(scores) / (1 - np.asarray(scores)))
-    return PhotoReadings(
-        np.tile(np.float32([0, 0, 10, 10]), (n, 1)),
-        np.ones(n, np.float32),
-        np.zeros((n, 2), np.int64),
-        np.stack([np.exp(logits - CALIBRATION.bias), np.zeros(n)], 1).astype(np.float32),
-        None,
-        np.asarray(right),
-        np.asarray(at_edge),
-        frozenset(),
-    )
+    probabilities = np.zeros((n, len(CLASS_NAMES)), np.float32)
+    probabilities[:, 0] = np.exp(logits - CALIBRATION.bias)
+    boxes = np.tile(np.array([0, 0, 10, 10], np.float32), (n, 1))
+    rows = Detections(boxes, np.ones(n), np.zeros(n),
+                      box_scores=np.ones(n), probabilities=probabilities)  # fmt: skip
+    return PhotoReadings(rows, np.asarray(right), np.asarray(at_edge), (100, 100), frozenset())
 
 
 def test_the_edge_threshold_is_the_lowest_where_edge_readings_may_reach_the_target() -> None:
@@ -148,6 +146,24 @@ def test_the_shipped_models_read_at_their_calibrated_threshold() -> None:
     shipped = json.loads((MODELS_DIR / CALIBRATION_FILE).read_text())
     assert reader.calibration is not None
     assert reader.pairing.min_score == shipped["card_threshold"]
+
+
+@pytest.mark.slow  # reads whole frames through the shipped models
+def test_calibration_reads_the_cards_the_app_reads() -> None:
+    """The thresholds are chosen on the cards the app would show, grouping and all."""
+    reader = CardReader()
+    assert reader.calibration is not None
+    names = ["dev_0075.jpg", "dev_0594.jpg", "syn_77_000013.jpg"]  # in the order read
+    photos = read_photos(reader, SAMPLES, names)
+    for name, photo in zip(names, photos, strict=True):
+        app = {
+            str(card.card)
+            for card in reader.read(read_image(SAMPLES / "images" / name)).cards.cards
+        }
+        assert app, name
+        assert photo.cards(reader, reader.calibration) == app
+        stricter = replace(reader.calibration, card_threshold=0.999)
+        assert photo.cards(reader, stricter) < app
 
 
 def _networks_only(tmp_path: Path) -> Path:
