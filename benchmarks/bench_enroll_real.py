@@ -1,4 +1,4 @@
-"""Teach the reader each real capture group of dev-real, read its held-out photos before and after.
+"""Teach each real deck of dev-real from ordinary photos; read its held-out photos, base vs taught.
 
 Run from the repository root: ``python benchmarks/bench_enroll_real.py --help``. The work is done by
 `cribtrain.measure.enroll_bench_real` (tested there); figures are printed, never asserted.

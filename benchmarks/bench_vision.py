@@ -8,8 +8,10 @@ weights (best.pt) are given and ultralytics is installed, ultralytics' own `pred
 weights. `--images DIR` reads another folder's images instead (e.g. 1280-px `cribcam synth`
 scenes, where the detector takes a closer look at frames with small indices; the bare passes
 are one look each, and `looks` is the mean number of looks). `--deck-reader ONNX` also times
-the pipeline (OpenVINO) with a deck's tuned reader (a profile's reader.onnx), alone and with
-the base reader beside it at the app's `deck_base_weight`; `--models DIR` times another models
+the pipeline (OpenVINO) with a deck's tuned reader (a profile's corner-reader.onnx) as the app
+reads with it, the base pipeline again beside it photo by photo (a deck reader from a tune
+that did not fold the base reader into its weights reads with the base reader beside it, and
+says so: `vision.detection.reader.reads_alone`); `--models DIR` times another models
 folder (a candidate detector against the shipped one). It first names the CPU and the
 precision OpenVINO computes in there (bfloat16 units make it three to five times faster), and
 gives each pipeline's ratio to issue #6's 100 ms; `--float32` holds OpenVINO to float32, the
@@ -20,7 +22,6 @@ printed, never asserted.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import platform
@@ -35,7 +36,7 @@ import cv2
 import numpy as np
 
 from cribcam.commands.reading import reading_config, reading_options
-from vision.config import DEFAULT_DETECTOR_SIDE, ReadingConfig
+from vision.config import DEFAULT_DETECTOR_SIDE
 from vision.detection.crops import crop_index
 from vision.detection.finder import IndexFinder, letterbox
 from vision.detection.models import DETECTOR_FILE, MODELS_DIR, READER_FILE, load_model, model_input
@@ -94,6 +95,17 @@ def pipeline(reader: CardReader, photos: list[bytes]) -> tuple[dict[str, float],
         stages["total"].append(done - start)
         looks.append(reading.looks)
     return {name: median_ms(values) for name, values in stages.items()}, statistics.mean(looks)
+
+
+def interleaved(readers: dict[str, CardReader], photos: list[bytes]) -> dict[str, dict[str, float]]:
+    """`pipeline`'s median milliseconds per stage for each reader, the readers reading each
+    photo in turn (so a busy moment of the machine weighs on each alike)."""
+    timed: dict[str, list[dict[str, float]]] = {name: [] for name in readers}
+    for data in photos:
+        for name, reader in readers.items():
+            timed[name].append(pipeline(reader, [data])[0])
+    return {name: {stage: statistics.median(one[stage] for one in runs) for stage in runs[0]}
+            for name, runs in timed.items()}  # fmt: skip
 
 
 def bare_forward(backend: str, photos: list[bytes], reader: CardReader) -> float:
@@ -197,15 +209,19 @@ def main() -> None:
         print(f"{backend:12s} bare forward passes {results[f'{backend} bare']:.1f} ms: pipeline "
               f"overhead ×{results[backend] / results[f'{backend} bare']:.2f}")  # fmt: skip
     if args.deck_reader:
-        for weight in (0.0, ReadingConfig().deck_base_weight):
-            config = dataclasses.replace(reading_config(args), deck_base_weight=weight)
-            reader = CardReader(args.models, reader_path=args.deck_reader, config=config,
-                                float32=args.float32)  # fmt: skip
+        readers = {
+            name: CardReader(args.models, reader_path=path, config=reading_config(args),
+                             float32=args.float32)
+            for name, path in (("base", None), ("deck", args.deck_reader))
+        }  # fmt: skip
+        beside = readers["deck"].index_reader.base is not None
+        for reader in readers.values():
             pipeline(reader, photos[:3])
-            stages, _ = pipeline(reader, photos)
-            print(f"deck reader, base weight {weight:g}: read {stages['read_indices']:.1f} ms, "
+        for name, stages in interleaved(readers, photos).items():
+            note = " (with the base reader beside it)" if name == "deck" and beside else ""
+            print(f"{name} reader{note}: read {stages['read_indices']:.1f} ms, "
                   f"total {stages['total']:.1f} ms")  # fmt: skip
-            results[f"deck base {weight:g}"] = stages["total"]
+            results[f"{name} reader"] = stages["total"]
     if args.pt:
         ultralytics_predict(args.pt, photos[:3])
         results["ultralytics"] = ultralytics_predict(args.pt, photos)

@@ -2,7 +2,9 @@
 
 Starts from the base reader's training weights (`models/reader.pt`), trains on the profile's
 confirmed patches (varied, see `cribtrain.fit.tune_data`) plus general crops, averages the tuned
-network's weights with the base's (the tune alone forgets some generality), exports ONNX, and
+network's weights with the base's (the tune alone forgets some generality; the app then reads
+with the deck's reader alone, at the base reader's cost: `BASE_SHARE_KEY`), exports ONNX as the
+shipped reader was exported (`export_settings`: the same shapes and weight precision), and
 measures the base and the tuned reader on index patches it held back (the second index of
 each card seen whole, read at 8 angles). A tuned reader that reads those clearly worse than the
 base is not installed: the deck keeps the base reader (and its cards, for a later re-tune).
@@ -14,6 +16,7 @@ finished tune is committed, so a failure or a cancel keeps the old profile.
 
 from __future__ import annotations
 
+import ast
 import shutil
 import tempfile
 import time
@@ -40,7 +43,13 @@ from vision.decks.profiles import Profile, ProfileStore, file_hash, write_patch
 from vision.detection.detections import CLASS_NAMES
 from vision.detection.models import MODELS_DIR, READER_FILE, load_model, model_input
 from vision.detection.reader import light_on_dark
-from vision.detection.reader_classes import INK_KEY, NOT_AN_INDEX, reader_columns, reader_info
+from vision.detection.reader_classes import (
+    BASE_SHARE_KEY,
+    INK_KEY,
+    NOT_AN_INDEX,
+    reader_columns,
+    reader_info,
+)
 from vision.errors import VisionError
 
 Image = npt.NDArray[np.uint8]
@@ -82,8 +91,10 @@ class TuneSettings:
     worse_by: float = 0.05
     #: The installed reader's weights lie this share of the way from the base to the tuned
     #: network (1: the tuned one). See `cribtrain.fit.train.blend_weights`; measured in
-    #: MODEL_CARD.md.
-    tuned_share: float = 0.75
+    #: MODEL_CARD.md. Half-way, read alone, named the real decks' held-out cards within two or
+    #: three of a deck's as three quarters read with the base reader beside it did (the app's
+    #: way before), at the base reader's cost (`vision.detection.reader.reads_alone`).
+    tuned_share: float = 0.5
     batch: int = 64
     seed: int = 0
 
@@ -121,6 +132,30 @@ def held_out_accuracy(onnx: Path, held: Sequence[tuple[str, Image]], angles: int
             truth.append(CLASS_NAMES.index(card))
     read = classifier(onnx)(np.stack(crops)).argmax(axis=1)
     return float(np.mean(read == np.asarray(truth)))
+
+
+def export_settings(onnx: Path) -> dict[str, Any]:
+    """How the reader ONNX at `onnx` was exported, as `cribtrain.fit.train.export_onnx` takes
+    it: its crop side (`imgsz`), whether it takes any batch and crop size (`dynamic`) and
+    whether it stores its weights in half precision (`half_weights`). A deck's reader is
+    exported so, the shipped reader's way: OpenVINO then compiles and runs both alike."""
+    import onnx as onnx_lib
+    from onnx import TensorProto
+
+    from cribtrain.fit.train import HALF_SUFFIX
+
+    model = onnx_lib.load(str(onnx), load_external_data=False)
+    dims = model.graph.input[0].type.tensor_type.shape.dim
+    sides = [dim.dim_value if dim.HasField("dim_value") else None for dim in dims]
+    metadata = {prop.key: prop.value for prop in model.metadata_props}
+    exported = ast.literal_eval(metadata.get("imgsz", "None"))  # ultralytics': "[64, 64]"
+    half = any(tensor.data_type == TensorProto.FLOAT16 and tensor.name.endswith(HALF_SUFFIX)
+               for tensor in model.graph.initializer)  # fmt: skip
+    return {
+        "imgsz": int(exported[-1]) if isinstance(exported, list) else sides[-1] or READ_PX,
+        "dynamic": None in sides,
+        "half_weights": half,
+    }
 
 
 def deck_ink(patches: Sequence[Image]) -> tuple[str, float]:
@@ -179,12 +214,13 @@ def tune_profile(
         if settings.tuned_share < 1.0:
             weights = blend_weights(base_weights, weights, settings.tuned_share, work / "blend.pt")
 
-        export_onnx(weights, staged / READER_FILE, imgsz=READ_PX, dynamic=True)
+        export_onnx(weights, staged / READER_FILE, **export_settings(base_onnx))
         after = held_out_accuracy(staged / READER_FILE, held, settings.eval_angles)
         kept_base = before is not None and after is not None and after < before - settings.worse_by
         if kept_base:
             shutil.copyfile(base_onnx, staged / READER_FILE)
-        set_metadata(staged / READER_FILE, {INK_KEY: ink})
+        base_share = 1.0 if kept_base else 1.0 - settings.tuned_share
+        set_metadata(staged / READER_FILE, {INK_KEY: ink, BASE_SHARE_KEY: f"{base_share:g}"})
         seconds = time.monotonic() - start
         record.update(
             base_model=file_hash(base_onnx), tuned=_now(), tune_seconds=round(seconds, 1),

@@ -20,7 +20,7 @@ import argparse
 import json
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -54,15 +54,14 @@ SHOT = SynthConfig(size=800, effects=True, perspective=False, board=0.0)
 
 
 class ReaderSetup(NamedTuple):
-    """One way the app reads a bench's cards: its reading stage, whether the small-index reader
-    reads small boxes beside it, and the base reader's weight beside a deck's reader."""
+    """One way the app reads a bench's cards: its reading stage, and whether the small-index
+    reader reads small boxes beside it (otherwise as the app reads)."""
 
     path: Path
     small: bool = True
-    base_weight: float = 0.0
 
     def app(self, models: Path) -> CardReader:
-        config = ReadingConfig(small_reader=self.small, deck_base_weight=self.base_weight)
+        config = ReadingConfig(small_reader=self.small)
         return CardReader(models, reader_path=self.path, config=config)
 
 
@@ -202,31 +201,25 @@ def stage_probabilities(
     return {name: by_stage[readers[name].path] for name in apps}
 
 
-def compared_readers(models: Path, tuned: Path,
-                     base_weights: Sequence[float] = ()) -> dict[str, ReaderSetup]:  # fmt: skip
+def compared_readers(models: Path, tuned: Path) -> dict[str, ReaderSetup]:
     """The readings a bench compares: the base models ("before"), a deck's tuned reader as the
-    app reads with it, beside the small-index reader ("after"), that reader alone, and the
-    tuned reader with the base reader beside it at each of `base_weights` ("after_base_W";
-    "after" reads at the app's `deck_base_weight`)."""
-    readings = {
+    app reads with it, beside the small-index reader ("after"), and that reader alone."""
+    return {
         "before": ReaderSetup(models / READER_FILE),
-        "after": ReaderSetup(tuned, base_weight=ReadingConfig().deck_base_weight),
+        "after": ReaderSetup(tuned),
         "after_no_small": ReaderSetup(tuned, small=False),
     }
-    readings.update({f"after_base_{w:g}": ReaderSetup(tuned, base_weight=w) for w in base_weights})
-    return readings
 
 
 def bench_deck(name: str, models: Path, settings: TuneSettings, scenes: int, seed: int,
                truth_boxes: bool = False, scene_px: tuple[int, ...] = (GAME_PX,),
-               scene_seed: int | None = None, keep: Path | None = None,
-               base_weights: Sequence[float] = ()) -> dict[str, Any]:  # fmt: skip
+               scene_seed: int | None = None,
+               keep: Path | None = None) -> dict[str, Any]:  # fmt: skip
     """One deck's enrolment, tune and game-scene reading (`truth_boxes`: the labelled index
     boxes stand in for the detector, to measure the reading stage alone). `scene_seed` (default
     `seed`) draws the game scenes apart from the enrolment shots: a hard enrolment and a hard
     sample of scenes are told apart by crossing them. `keep`: a profile folder to leave the
-    tuned deck in (for a closer look), else a temporary one. `base_weights`: also read with the
-    base reader beside the tuned one at these weights (`compared_readers`)."""
+    tuned deck in (for a closer look), else a temporary one."""
     deck = load_decks([CARDART / name])[0]
     scenes_from = seed if scene_seed is None else scene_seed
     reader = CardReader(models)
@@ -247,7 +240,7 @@ def bench_deck(name: str, models: Path, settings: TuneSettings, scenes: int, see
         result = tune_profile(store, name, enrollment.labelled(), base_models=models,
                               settings=settings, progress=None)  # fmt: skip
         seconds = time.monotonic() - start
-        readers = compared_readers(models, result.profile.reader, base_weights)
+        readers = compared_readers(models, result.profile.reader)
         game = {px: game_accuracy(deck, models, readers, scenes, scenes_from, px)
                 for px in scene_px}  # fmt: skip
     return {
@@ -282,8 +275,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scene-seed", type=int, help="game scenes' seed (default: --seed)")
     parser.add_argument("--out", type=Path, help="also write the results here (JSON)")
     parser.add_argument("--keep", type=Path, help="leave the tuned decks in this folder")
-    parser.add_argument("--base-weight", type=float, nargs="+", default=[], metavar="W",
-                        help="also read with the base reader beside the tuned at W")  # fmt: skip
     parser.add_argument("--truth-boxes", action="store_true",
                         help="use the labelled index boxes instead of the detector")  # fmt: skip
     args = parser.parse_args(argv)
@@ -291,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     settings = TuneSettings(budget_s=args.budget)
     return report(
         (bench_deck(name, args.models, settings, args.scenes, args.seed, args.truth_boxes,
-                    tuple(args.scene_px), args.scene_seed, args.keep, args.base_weight)
+                    tuple(args.scene_px), args.scene_seed, args.keep)
          for name in names),
         args.out,
     )  # fmt: skip

@@ -1,26 +1,34 @@
-"""Benchmark: enrol the real decks of dev-real, tune, and read their held-out photos.
+"""Benchmark: teach each real deck of dev-real from ordinary photos, then read its held-out photos
+with the base reader and with the taught one.
 
     python benchmarks/bench_enroll_real.py DATASET --split FILE [--relabel DIR] [--groups
-    webcam]
+    webcam] [--photos 20] [--budget SECONDS] [--out FILE]
 
-Each capture group of dev-real is one table's deck (`cribtrain.data.realsplit`). Its photos in the
-split's training part stand in for the player's enrolment: up to two labelled corners of every
-card they show become the confirmed patches (the player confirmed every card; the labelled
-boxes stand in for the detector), and the reading stage is tuned on them as the app tunes. Both
-readers then read every labelled corner of the group's held-out photos (never trained on, never
-enrolled), at four quarter turns as the app reads: per corner, and per card (a card's corners in
-one photo read together); and the whole app reads each photo (`app`: the cards it names against
-the labelled ones; "after_no_small": the tuned reader without the small-index reader). Caveat:
-the shipped reader was itself fine-tuned on the training part, so "before" already knows these
-decks a little.
+Each capture group of dev-real is one table's deck (`cribtrain.data.realsplit`). A player
+teaches cribcam from ordinary photos of the deck, cards repeated across them: up to `--photos`
+of the group's training-part photos stand in for theirs (`teaching_photos`), and every labelled
+corner of every card in them becomes a confirmed patch, a card seen again being more examples of
+it (`enrolment_patches`, as `Enrollment.labelled` pools them; the labelled boxes stand in for the
+detector and the player's confirmations). The reading stage is tuned on them as the app tunes.
+Then the whole app reads each of the group's held-out photos (never taught on) with the base
+models and with the taught deck, one after the other on each photo, so both meet the machine in
+the same state: per card, what it names against the labelled cards (precision, recall, cards
+named that are not there, cards seen at places that cannot be one card, photos fully right),
+and the median milliseconds a photo. The reading stage alone is in the JSON too (`per_corner`,
+`per_card`: a card's corners in one photo read together). Caveat: the shipped reader was itself
+fine-tuned on the training part, so the base already knows these decks a little.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import statistics
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,97 +37,214 @@ import numpy.typing as npt
 
 from cribtrain.data.realsplit import read_shots, split_part
 from cribtrain.fit.tune import TuneSettings, tune_profile
-from cribtrain.measure.enroll_bench import (
-    ReaderSetup,
-    app_summary,
-    compared_readers,
-    report,
-    stage_probabilities,
-)
+from cribtrain.measure.enroll_bench import ReaderSetup, stage_probabilities
 from cribtrain.measure.evaluate import labelled_photos
 from vision.decks.enroll import READ_PX, cut_patch
 from vision.decks.profiles import ProfileStore
 from vision.detection.crops import crop_index
-from vision.detection.detections import CLASS_NAMES
-from vision.detection.models import MODELS_DIR
+from vision.detection.detections import CLASS_NAMES, Detections
+from vision.detection.models import MODELS_DIR, READER_FILE
 
 Image = npt.NDArray[np.uint8]
 #: Game photos' cards are grouped by the photo they lie in.
 CARD_KEY = 1000
+#: The photos a player teaches a deck from, at most.
+TEACHING_PHOTOS = 20
+GROUPS = ("phoneA", "phoneB", "webcam")
+
+
+def teaching_photos(cards: dict[str, frozenset[int]], limit: int = TEACHING_PHOTOS) -> list[str]:
+    """Up to `limit` of the photos `cards` names (photo -> the card classes labelled in it), as
+    a player would take them to show the deck: each next one the photo showing the most cards
+    not yet shown, then the most cards (ties: by name). Once every card is shown, photos
+    showing many cards again follow: repeats, as any player's photos hold."""
+    left = sorted(name for name, shown in cards.items() if shown)
+    chosen: list[str] = []
+    seen: set[int] = set()
+    while left and len(chosen) < limit:
+        best = min(left, key=lambda name: (-len(cards[name] - seen), -len(cards[name]), name))
+        chosen.append(best)
+        seen |= cards[best]
+        left.remove(best)
+    return chosen
 
 
 def enrolment_patches(
     dataset: Path, photos: Sequence[str], relabel: Path | None = None
 ) -> list[tuple[str, list[Image]]]:
-    """Each card once, as an enrolment shot shows it: the corners of the first photo that shows
-    the most of them (the tune holds a card's second corner back to check itself)."""
-    best: dict[str, tuple[int, list[Image]]] = {}
+    """Every labelled corner of every card in `photos`, each card once with all its patches
+    (card-class order). As `Enrollment.labelled` orders them, a photo showing two of a card's
+    corners comes first, so the patch the tune holds back (each card's second) is that card's
+    other corner."""
+    seen: dict[str, list[list[Image]]] = {}
     for _, frame, truth in labelled_photos(dataset, photos, relabel):
         for class_id in np.unique(truth.class_ids).tolist():
-            card = CLASS_NAMES[class_id]
-            boxes = truth.boxes[truth.class_ids == class_id][:2]
-            if len(boxes) > best.get(card, (0, []))[0]:
-                best[card] = (len(boxes), [cut_patch(frame, box) for box in boxes])
-    return [(card, best[card][1]) for card in CLASS_NAMES if card in best]
+            boxes = truth.boxes[truth.class_ids == class_id]
+            patches = [cut_patch(frame, box) for box in boxes]
+            seen.setdefault(CLASS_NAMES[class_id], []).append(patches)
+    out = []
+    for card in CLASS_NAMES:
+        if card in seen:
+            ordered = sorted(seen[card], key=lambda patches: len(patches) < 2)  # stable
+            out.append((card, [patch for patches in ordered for patch in patches]))
+    return out
+
+
+@dataclass(frozen=True)
+class PhotoCards:
+    """What the app named in one photo against what is there: the labelled cards, the cards
+    named, and the cards it saw at places that cannot be one card (`FrameCards.conflicts`)."""
+
+    there: frozenset[str]
+    named: frozenset[str]
+    twice: frozenset[str] = frozenset()
+
+
+def card_summary(photos: Sequence[PhotoCards]) -> dict[str, float | int]:
+    """Per card over `photos`: precision and recall of the cards named (%), cards named that are
+    not there (`wrong`), cards seen at places that cannot be one card (`double`: the page
+    warns of each), and photos fully right (every card there named, nothing else, no card
+    seen twice)."""
+    right = sum(len(p.there & p.named) for p in photos)
+    named = sum(len(p.named) for p in photos)
+    there = sum(len(p.there) for p in photos)
+    return {
+        "precision": round(100 * right / max(named, 1), 2),
+        "recall": round(100 * right / max(there, 1), 2),
+        "wrong": named - right,
+        "double": sum(len(p.twice) for p in photos),
+        "fully_right": sum(p.there == p.named and not p.twice for p in photos),
+        "photos": len(photos),
+        "cards": there,
+    }
 
 
 def read_photos(dataset: Path, photos: Sequence[str], models: Path,
-                readers: dict[str, ReaderSetup],
-                relabel: Path | None = None) -> dict[str, dict[str, Any]]:  # fmt: skip
-    """Each reader's share of labelled corners, and of cards, read right in `photos` (`readers`:
-    name -> how it reads, `ReaderSetup`; per corner and per card the reading stage's alone), and
-    the cards the whole app names in each photo against its labelled cards (`app`)."""
+                readers: dict[str, ReaderSetup], relabel: Path | None = None,
+                rounds: int = 1) -> dict[str, dict[str, Any]]:  # fmt: skip
+    """Each reading's cards named in `photos` against the labelled ones (`card_summary`) and the
+    median milliseconds a photo (`ms_per_photo`): the readings read each photo one after the
+    other, their order turning from photo to photo, `rounds` times (the cards are taken from the
+    first); and the reading stage's share of labelled corners, and of cards, read right
+    (`per_corner`, `per_card`, at four quarter turns as the app reads)."""
     apps = {name: reading.app(models) for name, reading in readers.items()}
-    named: dict[str, list[tuple[set[str], set[str]]]] = {name: [] for name in readers}
+    named: dict[str, list[PhotoCards]] = {name: [] for name in readers}
+    times: dict[str, list[float]] = {name: [] for name in readers}
     crops: list[Image] = []
     truth: list[int] = []
     card_of: list[int] = []
+    order = list(apps)
     for k, (_, frame, labels) in enumerate(labelled_photos(dataset, photos, relabel)):
-        there = {CLASS_NAMES[class_id] for class_id in labels.class_ids.tolist()}
-        for name, app in apps.items():
-            named[name].append((there, {str(seen.card) for seen in app.cards(frame).cards}))
-        for box, class_id in zip(labels.boxes, labels.class_ids.tolist(), strict=True):
-            crops.append(crop_index(frame, box.astype(np.float64), READ_PX))
-            truth.append(class_id)
-            card_of.append(k * CARD_KEY + class_id)
-    batch, expected, cards = np.stack(crops), np.array(truth), np.array(card_of)
+        if k == 0:
+            for app in apps.values():  # compile every network before any timing
+                app.read(frame)
+        there = frozenset(CLASS_NAMES[class_id] for class_id in labels.class_ids.tolist())
+        for turn in range(rounds):
+            for name in order[k % len(order) :] + order[: k % len(order)]:
+                start = time.perf_counter()
+                reading = apps[name].read(frame)
+                times[name].append((time.perf_counter() - start) * 1000)
+                if turn == 0:
+                    cards = reading.cards
+                    named[name].append(PhotoCards(
+                        there, frozenset(str(seen.card) for seen in cards.cards),
+                        frozenset(str(conflict.card) for conflict in cards.conflicts),
+                    ))  # fmt: skip
+        _add_crops(frame, labels, k, crops, truth, card_of)
+    batch, expected, cards_of = np.stack(crops), np.array(truth), np.array(card_of)
+    stage = stage_probabilities(apps, readers, batch)
     out: dict[str, dict[str, Any]] = {}
-    for name, probabilities in stage_probabilities(apps, readers, batch).items():
+    for name in readers:
+        probabilities = stage[name]
         per_card = [
-            int(probabilities[cards == c].mean(axis=0).argmax()) == c % CARD_KEY
-            for c in np.unique(cards)
+            int(probabilities[cards_of == c].mean(axis=0).argmax()) == c % CARD_KEY
+            for c in np.unique(cards_of)
         ]
         out[name] = {
-            "per_corner": round(float(np.mean(probabilities.argmax(1) == expected)), 4),
-            "per_card": round(float(np.mean(per_card)), 4),
-            "corners": len(expected),
-            "cards": len(per_card),
-            "app": app_summary(named[name]),
+            **card_summary(named[name]),
+            "ms_per_photo": round(statistics.median(times[name]), 1),
+            "per_corner": round(100 * float(np.mean(probabilities.argmax(1) == expected)), 2),
+            "per_card": round(100 * float(np.mean(per_card)), 2),
         }
     return out
 
 
+def _add_crops(frame: Image, labels: Detections, photo: int, crops: list[Image], truth: list[int],
+               card_of: list[int]) -> None:  # fmt: skip
+    for box, class_id in zip(labels.boxes, labels.class_ids.tolist(), strict=True):
+        crops.append(crop_index(frame, box.astype(np.float64), READ_PX))
+        truth.append(class_id)
+        card_of.append(photo * CARD_KEY + class_id)
+
+
+def compared_readers(models: Path, taught: Path) -> dict[str, ReaderSetup]:
+    """The base models ("base") and the taught deck as the app reads with it ("taught")."""
+    return {"base": ReaderSetup(models / READER_FILE), "taught": ReaderSetup(taught)}
+
+
 def bench_group(group: str, dataset: Path, split: dict[str, list[str]], models: Path,
                 settings: TuneSettings, relabel: Path | None = None,
-                base_weights: Sequence[float] = ()) -> dict[str, Any]:  # fmt: skip
-    groups = {shot.file: shot.group for shot in read_shots(dataset)}
-    enrol = [name for name in split["train"] if groups[name] == group]
-    test = [name for name in split["holdout"] if groups[name] == group]
-    cards = enrolment_patches(dataset, enrol, relabel)
+                photos: int = TEACHING_PHOTOS, rounds: int = 1) -> dict[str, Any]:  # fmt: skip
+    """One group's teaching (`teaching_photos`, `enrolment_patches`), tune and reading of its
+    held-out photos (`read_photos`)."""
+    shots = {shot.file: shot for shot in read_shots(dataset)}
+    training = {name: shots[name].cards for name in split["train"] if shots[name].group == group}
+    teach = teaching_photos(training, photos)
+    test = [name for name in split["holdout"] if shots[name].group == group]
+    cards = enrolment_patches(dataset, teach, relabel)
     with tempfile.TemporaryDirectory() as root:
         start = time.monotonic()
         result = tune_profile(ProfileStore(Path(root)), group, cards, base_models=models,
                               settings=settings, progress=None)  # fmt: skip
         seconds = time.monotonic() - start
-        readers = compared_readers(models, result.profile.reader, base_weights)
-        read = read_photos(dataset, test, models, readers, relabel)
+        readers = compared_readers(models, result.profile.reader)
+        read = read_photos(dataset, test, models, readers, relabel, rounds)
     return {
-        "group": group, "enrolment_photos": len(enrol), "cards_enrolled": len(cards),
+        "group": group, "teaching_photos": len(teach), "cards_taught": len(cards),
         "patches": sum(len(p) for _, p in cards), "test_photos": len(test),
-        "held_out_crops_before": result.accuracy_before,
-        "held_out_crops_after": result.accuracy_after, "tune_seconds": round(seconds, 1),
-        **{f"test_{name}": reading for name, reading in read.items()},
+        "held_back_before": result.accuracy_before, "held_back_after": result.accuracy_after,
+        "kept_base": result.kept_base, "tune_seconds": round(seconds, 1), "read": read,
     }  # fmt: skip
+
+
+#: The table's columns: heading, width, and the key of a reading's figures.
+COLUMNS = (("precision %", 11, "precision"), ("recall %", 8, "recall"), ("wrong", 5, "wrong"),
+           ("double", 6, "double"), ("fully right", 11, "fully_right"),
+           ("ms/photo", 8, "ms_per_photo"))  # fmt: skip
+NAME_WIDTH = 8
+
+
+def table(result: dict[str, Any]) -> list[str]:
+    """One group's result as lines of text: what the deck was taught from, then a row per
+    reading."""
+    before, after = (
+        "-" if value is None else f"{100 * value:.1f}"
+        for value in (result["held_back_before"], result["held_back_after"])
+    )
+    kept = " (kept the base reader)" if result["kept_base"] else ""
+    lines = [
+        f"{result['group']}: taught from {result['teaching_photos']} photos "
+        f"({result['cards_taught']} cards, {result['patches']} corners; tune "
+        f"{result['tune_seconds']:.0f} s, held-back corners {before} -> {after} %{kept}); "
+        f"{result['test_photos']} held-out photos",
+        "  " + " ".join([f"{'reader':<{NAME_WIDTH}}", *(f"{h:>{w}}" for h, w, _ in COLUMNS)]),
+    ]
+    for name, read in result["read"].items():
+        cells = {**read, "fully_right": f"{read['fully_right']}/{read['photos']}"}
+        row = [f"{name:<{NAME_WIDTH}}", *(f"{cells[key]:>{w}}" for _, w, key in COLUMNS)]
+        lines.append("  " + " ".join(row))
+    return lines
+
+
+def report(results: Iterable[dict[str, Any]], out: Path | None) -> int:
+    """Print each group's table as soon as it is measured; `out` also gets them all (JSON)."""
+    kept = []
+    for result in results:
+        print("\n".join(table(result)), flush=True)
+        kept.append(result)
+    if out:
+        out.write_text(json.dumps(kept, indent=1))
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -129,24 +254,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--relabel", type=Path, metavar="DIR", help="corrected labels (dev-real-relabel/labels)"
     )
-    parser.add_argument("--groups", nargs="+", default=["phoneA", "phoneB", "webcam"])
+    parser.add_argument("--groups", nargs="+", default=list(GROUPS))
     parser.add_argument("--models", type=Path, default=MODELS_DIR)
+    parser.add_argument("--photos", type=int, default=TEACHING_PHOTOS,
+                        help="training-part photos a deck is taught from, at most")  # fmt: skip
     parser.add_argument("--budget", type=float, default=180.0, help="tune seconds per deck")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="times each reading reads each photo (for the timing)")  # fmt: skip
     parser.add_argument("--out", type=Path, help="also write the results here (JSON)")
-    parser.add_argument("--base-weight", type=float, nargs="+", default=[], metavar="W",
-                        help="also read with the base reader beside the tuned at W")  # fmt: skip
     args = parser.parse_args(argv)
+    os.environ.setdefault("YOLO_VERBOSE", "false")  # the tunes' training logs: only the table
     split = {part: split_part(args.split, part) for part in ("train", "holdout")}
     settings = TuneSettings(budget_s=args.budget)
     return report(
-        (
-            bench_group(
-                group, args.dataset, split, args.models, settings, args.relabel, args.base_weight
-            )
-            for group in args.groups
-        ),
+        (bench_group(group, args.dataset, split, args.models, settings, args.relabel,
+                     args.photos, args.rounds)
+         for group in args.groups),
         args.out,
-    )
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """Stage 2, the index reader: a YOLO classifier of the 52 cards (and "not an index") run on a
 square crop of each found index, cut from the full-resolution frame so small glyphs keep their
 pixels. Each crop is read at several quarter turns, light ink on a dark face as its negative
-too; small indices are read again by the small-index reader where the models have one, and a
-deck's tuned reader reads beside the base reader."""
+too; small indices are read again by the small-index reader where the models have one. A deck's
+tuned reader holds the base reader in its weights and reads alone, at the base reader's cost;
+one from an older tune, which does not, reads beside the base reader."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from vision.detection.models import (
     Image,
     model_input,
 )
-from vision.detection.reader_classes import reader_info
+from vision.detection.reader_classes import ReaderInfo, reader_info
 
 Probabilities = npt.NDArray[np.float32]
 #: Loads one network's forward pass from its ONNX file (`load_model`, bound to an engine).
@@ -51,10 +52,11 @@ class ReaderNetwork(NamedTuple):
 class IndexReader:
     """Stage 2: `read(frame, indices)` gives each index's N × 52 class probabilities.
 
-    `main` reads every crop; `base`, where `main` is a deck's tuned reader, the crops the
-    small-index reader leaves too; `small` (the models' small-index reader, where they have
-    one) the boxes under `config.small_reader_px` again. `ink`: the ink of the deck `main` was
-    tuned on ("dark", "light"), None for the base reader.
+    `main` reads every crop; `base`, where `main` is a deck's reader from a tune that did not
+    fold the base reader into its weights (`BASE_SHARE_KEY`), the crops the small-index reader
+    leaves too; `small` (the models' small-index reader, where they have one) the boxes under
+    `config.small_reader_px` again. `ink`: the ink of the deck `main` was tuned on ("dark",
+    "light"), None for the base reader.
     """
 
     main: ReaderNetwork
@@ -69,13 +71,14 @@ class IndexReader:
         load: Loader,
     ) -> IndexReader:  # fmt: skip
         """The reader of `reader_path` (None: the models' own), with the base and the
-        small-index readers `config` asks for where the models have them."""
+        small-index readers `config` asks for where the models have them (the base beside a
+        deck's reader only where that reader does not hold it in its weights: `reads_alone`)."""
         path = reader_path or models_dir / READER_FILE
         info = reader_info(path)
         main = ReaderNetwork(load(path), info.read_columns)
         base_path = models_dir / READER_FILE
         base = None
-        if reader_path and config.deck_base_weight > 0 and reader_path != base_path:
+        if config.deck_base_weight > 0 and not reads_alone(path, info, base_path):
             base = ReaderNetwork(load(base_path), reader_info(base_path).read_columns)
         small_path = models_dir / SMALL_READER_FILE
         small = None
@@ -174,6 +177,17 @@ class IndexReader:
         base = self._classified(crops[large], self.base)
         combined[large] = geometric_mean(read[large], base, self.config.deck_base_weight)
         return combined
+
+
+def reads_alone(path: Path, info: ReaderInfo, base_path: Path) -> bool:
+    """Whether the reader at `path` (`info`: its `reader_info`) reads without the base reader
+    beside it: the base reader itself, and a deck's reader whose tune recorded the share of
+    the base reader's weights it holds (`BASE_SHARE_KEY`). Measured on the real decks' held-out
+    photos (`benchmarks/bench_enroll_real.py`), a deck reader half-way between the base and the
+    tuned weights, read alone, named the cards within two or three of a deck's 134 to 385 of
+    one three quarters of the way read with the base reader beside it, which read each larger
+    index twice: stage 2 took 1.7 to 2 times as long, a photo 1.2 to 1.4 times."""
+    return path == base_path or info.base_share is not None
 
 
 def geometric_mean(

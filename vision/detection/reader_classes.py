@@ -5,8 +5,9 @@ Ultralytics numbers a classifier's classes by its training folders sorted as tex
 "2C"), not in the card-class order the rest of the pipeline uses (AC..KC, AD..KS). The exported
 ONNX keeps the names in its metadata; this module reads them once so every caller can put the
 columns back in card-class order. A deck tune also records there whether that deck prints its
-indices dark on a light face or light on a dark one (`INK_KEY`). A reader may also have learnt a
-53rd class, `NOT_AN_INDEX`, for what stage 1 boxes that is no index (pips, card art, keys).
+indices dark on a light face or light on a dark one (`INK_KEY`), and how much of the base
+reader's weights it holds (`BASE_SHARE_KEY`). A reader may also have learnt a 53rd class,
+`NOT_AN_INDEX`, for what stage 1 boxes that is no index (pips, card art, keys).
 """
 
 from __future__ import annotations
@@ -23,6 +24,11 @@ from vision.detection.detections import CLASS_NAMES
 #: Metadata key a deck tune writes: "dark" (dark ink on a light face) or "light".
 INK_KEY = "cribcam_ink"
 INKS = ("dark", "light")
+#: Metadata key a deck tune writes: the share of the base reader's weights in the deck's reader
+#: (`cribtrain.fit.tune.TuneSettings.tuned_share`'s complement; 1 where the tune kept the base).
+#: A deck reader that carries the base in its weights reads alone; one from a tune older than
+#: the key reads with the base reader beside it (`vision.detection.reader.IndexReader`).
+BASE_SHARE_KEY = "cribcam_base_share"
 #: Metadata key of the margin a reader learnt its crops at (`vision.detection.crops.crop_index`),
 #: where it
 #: is not the app's `READ_MARGIN`: the small-index reader reads the card around the index too.
@@ -37,12 +43,15 @@ class ReaderInfo:
     """`columns`: the output column of each card class; `ink`: the tuned deck's ink, None for a
     reader that knows no one deck (the base reader); `none_column`: the output column of
     `NOT_AN_INDEX`, None for a reader of the 52 cards only; `margin`: the crop margin it
-    learnt (`MARGIN_KEY`), None for the app's own."""
+    learnt (`MARGIN_KEY`), None for the app's own; `base_share`: the share of the base reader's
+    weights in a deck's reader (`BASE_SHARE_KEY`), None where not recorded (the base reader, a
+    deck reader from an older tune)."""
 
     columns: npt.NDArray[np.int64]
     ink: str | None
     none_column: int | None = None
     margin: float | None = None
+    base_share: float | None = None
 
     @property
     def read_columns(self) -> npt.NDArray[np.int64]:
@@ -58,15 +67,17 @@ def reader_info(path: Path) -> ReaderInfo:
     names = _names(metadata.get("names")) or {}
     none = [index for index, name in names.items() if name == NOT_AN_INDEX]
     info = ReaderInfo(_columns(names), ink if ink in INKS else None, none[0] if none else None)
-    return replace(info, margin=_margin(metadata.get(MARGIN_KEY)))
+    return replace(info, margin=_number(metadata.get(MARGIN_KEY), 2),
+                   base_share=_number(metadata.get(BASE_SHARE_KEY), 1))  # fmt: skip
 
 
-def _margin(text: str | None) -> float | None:
+def _number(text: str | None, most: float) -> float | None:
+    """A metadata number from 0 to `most`, None where absent or not one."""
     try:
-        margin = float(text) if text else None
+        value = float(text) if text else None
     except ValueError:
         return None
-    return margin if margin is not None and 0 <= margin <= 2 else None
+    return value if value is not None and 0 <= value <= most else None
 
 
 def reader_columns(path: Path) -> npt.NDArray[np.int64]:

@@ -26,6 +26,7 @@ from cribtrain.fit.tune import (
     TuneResult,
     TuneSettings,
     deck_ink,
+    export_settings,
     tune_profile,
 )
 from tests.vision.decks.test_enroll import FIXTURE, MODELS, fixed, layout, uniform
@@ -34,6 +35,7 @@ from vision.decks.layout import RANKS
 from vision.decks.profiles import ProfileStore, file_hash
 from vision.detection.models import READER_FILE
 from vision.detection.reader_classes import reader_info
+from vision.reading import CardReader
 
 pytestmark = pytest.mark.slow  # training: left out of the fast loop
 
@@ -78,6 +80,17 @@ def test_the_tune_saves_a_profile_with_its_accuracy(tuned: Tuned) -> None:
     # The base reader's "not an index" class survives the tune (it trained on face middles).
     assert reader_info(profile.reader).none_column == reader_info(MODELS / READER_FILE).none_column
     assert reader_info(profile.reader).none_column is not None
+
+
+def test_the_tuned_reader_is_exported_as_the_base_reader_and_reads_alone(tuned: Tuned) -> None:
+    """The same shapes and weight precision as the shipped reader (OpenVINO runs both alike),
+    the base reader held in its weights: the app reads each index once with it."""
+    store, result, _ = tuned
+    reader = store.get("home").reader
+    assert export_settings(reader) == export_settings(MODELS / READER_FILE)
+    share = 1.0 if result.kept_base else 1 - QUICK.tuned_share
+    assert reader_info(reader).base_share == pytest.approx(share)
+    assert CardReader(MODELS, reader_path=reader).index_reader.base is None
 
 
 def test_a_deck_printed_light_on_dark_is_told_from_its_patches(tuned: Tuned) -> None:

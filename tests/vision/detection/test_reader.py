@@ -14,8 +14,14 @@ from vision.config import DEFAULT_READING, ReadingConfig
 from vision.detection.crops import crop_index
 from vision.detection.detections import CLASS_NAMES, box_sizes
 from vision.detection.models import DETECTOR_FILE, MODELS_DIR, READER_FILE, SMALL_READER_FILE
-from vision.detection.reader import geometric_mean, light_on_dark
-from vision.detection.reader_classes import INK_KEY, MARGIN_KEY, NOT_AN_INDEX, reader_info
+from vision.detection.reader import IndexReader, geometric_mean, light_on_dark
+from vision.detection.reader_classes import (
+    BASE_SHARE_KEY,
+    INK_KEY,
+    MARGIN_KEY,
+    NOT_AN_INDEX,
+    reader_info,
+)
 from vision.reading import CardReader
 from vision.table.sources import read_image
 
@@ -184,6 +190,28 @@ def test_small_boxes_are_read_again_by_the_small_index_reader_where_the_models_h
     np.testing.assert_allclose(_look(deck, frame)[1], read)
 
 
+def test_a_deck_reader_holding_the_base_in_its_weights_reads_alone(tmp_path: Path) -> None:
+    """A deck's reader whose tune recorded the base reader's share of its weights reads with no
+    base reader beside it (each index read once, as with the base reader); one from an older
+    tune, without it, still reads beside the base reader (unless `deck_base_weight` is 0)."""
+    names = sorted(CLASS_NAMES)
+    older = _constant_reader(tmp_path / "older.onnx", names, [1 / 52] * 52)
+    newer = _constant_reader(tmp_path / "newer.onnx", names, [1 / 52] * 52)
+    set_metadata(newer, {BASE_SHARE_KEY: "0.5"})
+    assert reader_info(older).base_share is None and reader_info(newer).base_share == 0.5
+
+    def base_of(path: Path | None, config: ReadingConfig = DEFAULT_READING) -> object:
+        return IndexReader.load(MODELS_DIR, path, config, lambda _: np.asarray).base
+
+    assert base_of(newer) is None and base_of(None) is None
+    assert base_of(MODELS_DIR / READER_FILE) is None
+    assert base_of(older) is not None
+    assert base_of(older, ReadingConfig(deck_base_weight=0.0)) is None
+    for unusable in ("", "half", "1.5", "-0.1"):
+        set_metadata(newer, {BASE_SHARE_KEY: unusable})
+        assert reader_info(newer).base_share is None
+
+
 def test_the_geometric_mean_of_two_readings_leans_to_the_weighted_one() -> None:
     """Weight 0 or 1 gives one reading back, "not an index" included; in between, the card
     the weighted reading prefers wins and the result is still a distribution."""
@@ -199,7 +227,8 @@ def test_the_geometric_mean_of_two_readings_leans_to_the_weighted_one() -> None:
 
 @pytest.mark.slow  # reads whole frames through the shipped models
 def test_a_decks_reader_reads_large_boxes_with_the_base_reader_beside_it(tmp_path: Path) -> None:
-    """A deck reader that reads every crop as 5H, with the base reader beside it: the boxes the
+    """A deck reader from an older tune (no base share recorded: see the test above) that reads
+    every crop as 5H, with the base reader beside it: the boxes the
     small-index reader leaves read the weighted geometric mean of both, the small ones as
     without it; at weight 0, or for the base reader itself, the deck's reader alone."""
     names = sorted(CLASS_NAMES)
