@@ -58,8 +58,9 @@ class ReadingConfig:
     small_reader_px: float = 24.0
     #: The small-index reader's weight where its reading and the main reader's are combined.
     small_reader_weight: float = 0.5
-    #: Where a deck's tuned reader reads: the base reader reads the boxes the small-index reader
-    #: leaves too, weighted this much in their geometric mean (0: the tuned reader alone).
+    #: A deck reader tuned before readers held the base in their weights (no `BASE_SHARE_KEY`)
+    #: has the base reader read the boxes the small-index reader leaves too, weighted this much
+    #: in their geometric mean (0: the tuned reader alone). A newer deck reader reads alone.
     deck_base_weight: float = 0.5
     #: Below this probability an index's orientation is left unknown.
     min_orientation_confidence: float = 0.9
