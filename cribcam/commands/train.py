@@ -1,5 +1,6 @@
 """`cribcam train`: build the training sets, train either stage, export the app's ONNX files.
 
+    cribcam train conditions SRC OUT [--split FILE]         # SRC again under camera conditions
     cribcam train sets OUT --synth DIR... --synth-val DIR   # windows + crops, + dev-real train
     cribcam train detector OUT --hours 1 [--resume]         # stage 1, OUT/runs/detector
     cribcam train reader OUT --hours 1 [--resume]           # stage 2, OUT/runs/reader
@@ -114,6 +115,20 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     turn.add_argument("--seed", type=int, default=0)
     turn.set_defaults(run=run_orientation)
 
+    conditions = steps.add_parser(
+        "conditions",
+        help="a labelled folder's photos as they are and again under drawn camera conditions "
+        "(blur, dim light, glare, JPEG), with their labels and a split (OUT/split.json)",
+    )
+    conditions.add_argument("source", type=Path, help="a YOLO folder (images/, labels/)")
+    conditions.add_argument("out", type=Path, help="where the photos, labels and split go")
+    conditions.add_argument("--split", type=Path, help="take only this split's part (--part)")
+    conditions.add_argument("--part", default="train", help="which part of --split (train)")
+    conditions.add_argument("--relabel", type=Path, help="corrected label files (dev-real's)")
+    conditions.add_argument("--copies", type=int, default=2, help="copies a photo (2)")
+    conditions.add_argument("--seed", type=int, default=0)
+    conditions.set_defaults(run=run_conditions)
+
     export = steps.add_parser("export", help="export the best weights to ONNX for the app")
     export.add_argument("out", type=Path, help="training folder")
     export.add_argument("--models", type=Path, default=MODELS_DIR, help="where the app looks")
@@ -148,6 +163,23 @@ def run_sets(args: argparse.Namespace) -> int:
                             relabel=args.relabel, none_finder=finder)  # fmt: skip
     for name, count in counts.items():
         print(f"{name}: {count}")
+    return 0
+
+
+def run_conditions(args: argparse.Namespace) -> int:
+    from cribtrain.data.conditions import write_conditioned
+    from cribtrain.data.realsplit import split_part
+    from cribtrain.measure.evaluate import photo_files
+
+    if not (args.source / "images").is_dir():
+        raise TrainingError(f"no images/ in {args.source}: not a YOLO folder")
+    if args.copies < 1:
+        raise TrainingError(f"--copies must be 1 or more, got {args.copies}")
+    names = (split_part(args.split, args.part) if args.split
+             else [path.name for path in photo_files(args.source)])  # fmt: skip
+    split = write_conditioned(args.source, names, args.out, copies=args.copies, seed=args.seed,
+                              relabel=args.relabel)  # fmt: skip
+    print(f"{len(split['train'])} photos in {args.out}; split {args.out / 'split.json'}")
     return 0
 
 

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 
+from cribcam.cli import main
 from cribtrain.data.conditions import CameraConditions, conditioned, write_conditioned
 
 LABEL = "3 0.25 0.3 0.1 0.12\n40 0.7 0.6 0.1 0.12\n"
@@ -80,3 +82,24 @@ def test_written_copies_keep_the_labels(tmp_path: Path) -> None:
     for name in split["train"]:
         written = cv2.imread(str(out / "images" / name))
         assert written is not None and written.shape == (120, 160, 3)
+
+
+def test_cribcam_train_conditions_writes_a_split_part(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dataset = tmp_path / "real"
+    (dataset / "images").mkdir(parents=True)
+    (dataset / "labels").mkdir()
+    for stem in ("a", "b", "c"):
+        cv2.imwrite(str(dataset / "images" / f"{stem}.jpg"), _photo())
+        (dataset / "labels" / f"{stem}.txt").write_text(LABEL)
+    split = tmp_path / "split.json"
+    split.write_text(json.dumps({"train": ["a.jpg", "c.jpg"], "holdout": ["b.jpg"]}))
+    out = tmp_path / "out"
+    argv = ["train", "conditions", str(dataset), str(out), "--split", str(split), "--copies", "1"]
+    assert main(argv) == 0
+    assert "4 photos" in capsys.readouterr().out
+    written = json.loads((out / "split.json").read_text())["train"]
+    assert sorted(written) == ["a-c0.jpg", "a.jpg", "c-c0.jpg", "c.jpg"]  # never the held-out b
+    assert main(["train", "conditions", str(tmp_path / "nowhere"), str(out)]) == 2
+    assert "no images/" in capsys.readouterr().err
