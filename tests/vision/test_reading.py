@@ -144,9 +144,9 @@ def test_a_close_up_of_large_indices_is_read_by_the_far_look(reader: CardReader)
     learnt, and the first look misses some cards; at half the side they come into its range."""
     photo = read_image(SAMPLES / "images" / "dev_0594.jpg")
     truth = labelled("dev_0594.jpg", photo.shape[1], photo.shape[0])
-    inside = (truth.boxes[:, :2] >= 320).all(axis=1)
+    inside = (truth.boxes[:, :2] >= 240).all(axis=1)
     there = {CLASS_NAMES[c] for c in truth.class_ids[inside]}
-    close_up = np.ascontiguousarray(photo[320:, 320:].repeat(3, axis=0).repeat(3, axis=1))
+    close_up = np.ascontiguousarray(photo[240:, 240:].repeat(3, axis=0).repeat(3, axis=1))
     near = {str(card.card) for card in CardReader(config=ReadingConfig(far_look=False))
             .cards(close_up).cards}  # fmt: skip
     reading = reader.read(close_up)
