@@ -90,10 +90,8 @@ class TuneSettings:
     #: novelty deck, a tune that read them 1.6 points worse read new photos 4.5 points better.
     worse_by: float = 0.05
     #: The installed reader's weights lie this share of the way from the base to the tuned
-    #: network (1: the tuned one). See `cribtrain.fit.train.blend_weights`; measured in
-    #: MODEL_CARD.md. Half-way, read alone, named the real decks' held-out cards within two or
-    #: three of a deck's as three quarters read with the base reader beside it did (the app's
-    #: way before), at the base reader's cost (`vision.detection.reader.reads_alone`).
+    #: network (1: the tuned one; `cribtrain.fit.train.blend_weights`). Half-way, the reader
+    #: reads alone at the base reader's cost (`vision.detection.reader.reads_alone`).
     tuned_share: float = 0.5
     batch: int = 64
     seed: int = 0

@@ -182,11 +182,9 @@ class IndexReader:
 def reads_alone(path: Path, info: ReaderInfo, base_path: Path) -> bool:
     """Whether the reader at `path` (`info`: its `reader_info`) reads without the base reader
     beside it: the base reader itself, and a deck's reader whose tune recorded the share of
-    the base reader's weights it holds (`BASE_SHARE_KEY`). Measured on the real decks' held-out
-    photos (`benchmarks/bench_enroll_real.py`), a deck reader half-way between the base and the
-    tuned weights, read alone, named the cards within two or three of a deck's 134 to 385 of
-    one three quarters of the way read with the base reader beside it, which read each larger
-    index twice: stage 2 took 1.7 to 2 times as long, a photo 1.2 to 1.4 times."""
+    the base reader's weights it holds (`BASE_SHARE_KEY`): holding the base in its weights, it
+    reads about as well as it did beside the base (MODEL_CARD.md, "Deck enrolment") without
+    reading each index twice."""
     return path == base_path or info.base_share is not None
 
 
