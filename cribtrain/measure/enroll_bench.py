@@ -20,7 +20,7 @@ import argparse
 import json
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -288,11 +288,13 @@ def main(argv: list[str] | None = None) -> int:
     )  # fmt: skip
 
 
-def report(results: Iterable[dict[str, Any]], out: Path | None) -> int:
-    """Print each result as one JSON line as soon as it is measured; `out` also gets them all."""
+def report(results: Iterable[dict[str, Any]], out: Path | None,
+           show: Callable[[dict[str, Any]], list[str]] | None = None) -> int:  # fmt: skip
+    """Print each result as soon as it is measured, as `show`'s lines (default: one JSON line);
+    `out` also gets them all (JSON)."""
     kept = []
     for result in results:
-        print(json.dumps(result), flush=True)
+        print("\n".join(show(result)) if show else json.dumps(result), flush=True)
         kept.append(result)
     if out:
         out.write_text(json.dumps(kept, indent=1))

@@ -22,12 +22,11 @@ fine-tuned on the training part, so the base already knows these decks a little.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,9 +36,9 @@ import numpy.typing as npt
 
 from cribtrain.data.realsplit import read_shots, split_part
 from cribtrain.fit.tune import TuneSettings, tune_profile
-from cribtrain.measure.enroll_bench import ReaderSetup, stage_probabilities
-from cribtrain.measure.evaluate import labelled_photos
-from vision.decks.enroll import READ_PX, cut_patch
+from cribtrain.measure.enroll_bench import ReaderSetup, report, stage_probabilities
+from cribtrain.measure.evaluate import CardSetCounts, labelled_photos
+from vision.decks.enroll import READ_PX, cut_patch, pooled_patches
 from vision.decks.profiles import ProfileStore
 from vision.detection.crops import crop_index
 from vision.detection.detections import CLASS_NAMES, Detections
@@ -73,21 +72,14 @@ def enrolment_patches(
     dataset: Path, photos: Sequence[str], relabel: Path | None = None
 ) -> list[tuple[str, list[Image]]]:
     """Every labelled corner of every card in `photos`, each card once with all its patches
-    (card-class order). As `Enrollment.labelled` orders them, a photo showing two of a card's
-    corners comes first, so the patch the tune holds back (each card's second) is that card's
-    other corner."""
+    (card-class order), pooled as `Enrollment.labelled` pools them (`pooled_patches`)."""
     seen: dict[str, list[list[Image]]] = {}
     for _, frame, truth in labelled_photos(dataset, photos, relabel):
         for class_id in np.unique(truth.class_ids).tolist():
             boxes = truth.boxes[truth.class_ids == class_id]
             patches = [cut_patch(frame, box) for box in boxes]
             seen.setdefault(CLASS_NAMES[class_id], []).append(patches)
-    out = []
-    for card in CLASS_NAMES:
-        if card in seen:
-            ordered = sorted(seen[card], key=lambda patches: len(patches) < 2)  # stable
-            out.append((card, [patch for patches in ordered for patch in patches]))
-    return out
+    return [(card, pooled_patches(seen[card])) for card in CLASS_NAMES if card in seen]
 
 
 @dataclass(frozen=True)
@@ -105,17 +97,15 @@ def card_summary(photos: Sequence[PhotoCards]) -> dict[str, float | int]:
     not there (`wrong`), cards seen at places that cannot be one card (`double`: the page
     warns of each), and photos fully right (every card there named, nothing else, no card
     seen twice)."""
-    right = sum(len(p.there & p.named) for p in photos)
-    named = sum(len(p.named) for p in photos)
-    there = sum(len(p.there) for p in photos)
+    counts = CardSetCounts.of((p.there, p.named) for p in photos)
     return {
-        "precision": round(100 * right / max(named, 1), 2),
-        "recall": round(100 * right / max(there, 1), 2),
-        "wrong": named - right,
+        "precision": round(100 * counts.precision, 2),
+        "recall": round(100 * counts.recall, 2),
+        "wrong": counts.read - counts.right,
         "double": sum(len(p.twice) for p in photos),
         "fully_right": sum(p.there == p.named and not p.twice for p in photos),
         "photos": len(photos),
-        "cards": there,
+        "cards": counts.there,
     }
 
 
@@ -236,17 +226,6 @@ def table(result: dict[str, Any]) -> list[str]:
     return lines
 
 
-def report(results: Iterable[dict[str, Any]], out: Path | None) -> int:
-    """Print each group's table as soon as it is measured; `out` also gets them all (JSON)."""
-    kept = []
-    for result in results:
-        print("\n".join(table(result)), flush=True)
-        kept.append(result)
-    if out:
-        out.write_text(json.dumps(kept, indent=1))
-    return 0
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dataset", type=Path, help="dev-real (images/, labels/, provenance.csv)")
@@ -271,6 +250,7 @@ def main(argv: list[str] | None = None) -> int:
                      args.photos, args.rounds)
          for group in args.groups),
         args.out,
+        table,
     )  # fmt: skip
 
 

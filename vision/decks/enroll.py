@@ -19,7 +19,7 @@ as inference cuts them (`crop_from_patch`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -207,20 +207,24 @@ class Enrollment:
 
     def labelled(self) -> list[tuple[str, list[Image]]]:
         """Each confirmed card once, with the index patches of every photo it is seen in (a card
-        twice in one photo must be resolved first). The tune holds each card's second patch
-        back to measure itself, so a card seen whole (both its indices) leads its list: the
-        patch held back is then its other index, as when each card was seen once."""
+        twice in one photo must be resolved first), pooled by `pooled_patches`."""
         problems = self.problems()
         if problems.twice:
             raise EnrollmentError("; ".join(problems.errors()))
-        out = []
-        for card, found in self.sightings().items():
-            ordered = sorted(found, key=lambda c: len(c.patches) < 2)  # stable: number order
-            out.append((card, [patch for c in ordered for patch in c.patches]))
+        out = [(card, pooled_patches(c.patches for c in found))
+               for card, found in self.sightings().items()]  # fmt: skip
         if not out:
             raise EnrollmentError("no confirmed cards to tune on: take photos of the cards face "
                                   "up, or correct the cards marked not a card")  # fmt: skip
         return out
+
+
+def pooled_patches(sightings: Iterable[Sequence[Image]]) -> list[Image]:
+    """One card's patches from all its sightings, a sighting of both its indices first (else in
+    their order): the tune holds each card's second patch back to measure itself, and that is
+    then the card's other index, as when each card was seen once."""
+    ordered = sorted(sightings, key=lambda patches: len(patches) < 2)  # stable
+    return [patch for patches in ordered for patch in patches]
 
 
 def propose(shots: Sequence[Shot], find: Finder, classify: Classifier) -> Enrollment:
