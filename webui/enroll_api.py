@@ -7,9 +7,9 @@ laid out A to K. Each photo is read at once and the answer is every card found s
 numbered, with its proposed identity, whether the layout order and the model disagree, a crop
 to show, the cards not seen (information) and any card one photo shows twice (to correct). The
 player corrects cards with a tap; finishing saves the confirmed index patches as the deck's
-profile (`webui.decks`) and
-starts the tune in the background (`webui.deck_tuning`), one at a time, with progress and
-cancel. A failed or cancelled tune leaves the profile's previous reader in place.
+profile (`webui.decks`) and starts the tune in the background (`webui.deck_tuning`), one at a
+time, with progress and cancel. A failed or cancelled tune leaves the profile's previous reader
+in place.
 
 This module is the HTTP side only: reading and checking requests, the endpoints and their
 wiring into the app; the state they act on lives in the modules named above.
