@@ -13,6 +13,7 @@ reader's weights it holds (`BASE_SHARE_KEY`). A reader may also have learnt a 53
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -20,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.detection.detections import CLASS_NAMES
+from vision.errors import VisionError
 
 #: Metadata key a deck tune writes: "dark" (dark ink on a light face) or "light".
 INK_KEY = "cribcam_ink"
@@ -62,7 +64,7 @@ class ReaderInfo:
 
 
 def reader_info(path: Path) -> ReaderInfo:
-    metadata = _metadata(path)
+    metadata = onnx_metadata(path)
     ink = metadata.get(INK_KEY)
     names = _names(metadata.get("names")) or {}
     none = [index for index, name in names.items() if name == NOT_AN_INDEX]
@@ -97,13 +99,58 @@ def _columns(names: dict[int, str]) -> npt.NDArray[np.int64]:
     return np.array([column[name] for name in CLASS_NAMES], dtype=np.int64)
 
 
-def _metadata(path: Path) -> dict[str, str]:
-    import onnxruntime as ort
+def onnx_metadata(path: Path) -> dict[str, str]:
+    """The ONNX file's `metadata_props`, read from its protobuf without an ONNX engine (the
+    player's install has OpenVINO only, and OpenVINO compiles the whole graph to read them)."""
+    try:
+        data = memoryview(path.read_bytes())
+        return dict(_entry(body) for field, body in _fields(data) if field == _METADATA_PROPS)
+    except (OSError, ValueError) as error:
+        raise VisionError(f"cannot read the model metadata of {path}: {error}") from error
 
-    options = ort.SessionOptions()
-    options.log_severity_level = 3
-    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-    return dict(session.get_modelmeta().custom_metadata_map)
+
+#: `ModelProto.metadata_props` (onnx.proto), each a `StringStringEntryProto` (key 1, value 2).
+_METADATA_PROPS = 14
+
+
+def _entry(body: memoryview) -> tuple[str, str]:
+    parts = dict(_fields(body))
+    return bytes(parts.get(1, b"")).decode(), bytes(parts.get(2, b"")).decode()
+
+
+def _fields(data: memoryview) -> Iterator[tuple[int, memoryview]]:
+    """The length-delimited fields of one protobuf message, (field number, bytes); the other
+    wire types are skipped."""
+    at = 0
+    while at < len(data):
+        tag, at = _varint(data, at)
+        field, wire = tag >> 3, tag & 7
+        if wire == 0:
+            _, at = _varint(data, at)
+        elif wire == 1:
+            at += 8
+        elif wire == 5:
+            at += 4
+        elif wire == 2:
+            size, at = _varint(data, at)
+            if at + size > len(data):
+                raise ValueError(f"field {field} runs past the end of the file")
+            yield field, data[at : at + size]
+            at += size
+        else:
+            raise ValueError(f"wire type {wire} of field {field} is not ONNX's")
+
+
+def _varint(data: memoryview, at: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        if at >= len(data):
+            raise ValueError("a number runs past the end of the file")
+        byte = data[at]
+        value |= (byte & 0x7F) << shift
+        at, shift = at + 1, shift + 7
+        if not byte & 0x80:
+            return value, at
 
 
 def _names(text: str | None) -> dict[int, str] | None:

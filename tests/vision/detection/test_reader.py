@@ -20,8 +20,10 @@ from vision.detection.reader_classes import (
     INK_KEY,
     MARGIN_KEY,
     NOT_AN_INDEX,
+    onnx_metadata,
     reader_info,
 )
+from vision.errors import VisionError
 from vision.reading import CardReader
 from vision.table.sources import read_image
 
@@ -255,3 +257,18 @@ def test_a_decks_reader_reads_large_boxes_with_the_base_reader_beside_it(tmp_pat
     assert not np.allclose(both[~small], alone[~small], atol=0.01)
     itself = CardReader(reader_path=MODELS_DIR / READER_FILE, config=weighted)
     np.testing.assert_allclose(look(itself)[1], look(CardReader(MODELS_DIR))[1], atol=1e-6)
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in MODELS_DIR.glob("*.onnx")))
+def test_a_model_s_metadata_is_read_as_onnx_reads_it_without_an_engine(name: str) -> None:
+    import onnx
+
+    model = onnx.load(str(MODELS_DIR / name), load_external_data=False)
+    assert onnx_metadata(MODELS_DIR / name) == {p.key: p.value for p in model.metadata_props}
+
+
+def test_a_model_file_cut_short_is_named(tmp_path: Path) -> None:
+    cut = tmp_path / "corner-reader.onnx"
+    cut.write_bytes((MODELS_DIR / READER_FILE).read_bytes()[:100_000])
+    with pytest.raises(VisionError, match=r"corner-reader\.onnx"):
+        reader_info(cut)
