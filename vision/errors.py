@@ -21,6 +21,11 @@ class BadImageError(VisionError, ValueError):
     """Bytes or a file that do not decode to an image."""
 
 
+class ReaderFailedError(VisionError):
+    """The card reader cannot run on this machine (an engine missing or broken, a model file
+    that does not load), as opposed to a frame that does not decode."""
+
+
 class SourceError(VisionError):
     """A frame source that cannot deliver frames (missing file, unplugged camera, stream down)."""
 

@@ -26,6 +26,7 @@ from webui.live import CAMERA_KEY, Broker
 from webui.page_tables import PageTables
 from webui.pages import pages
 from webui.paths import default_db
+from webui.reader_health import ReaderHealth
 from webui.store import GameStore
 from webui.table_api import table_api
 from webui.table_mode import TableModes, table_hook
@@ -72,6 +73,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["cribcam.views"] = ViewCache()
     app.extensions["cribcam.page_tables"] = PageTables()
     the_modes = app.extensions["cribcam.table_modes"] = TableModes(the_store, the_broker)
+    app.extensions["cribcam.reader_health"] = ReaderHealth(app.config["PHOTO_READER"])
     install_decks(app)  # before the server camera loads its reader: it reads with the deck in use
     app.extensions["cribcam.camera"] = _camera(app.config, the_broker, table_hook(the_modes))
     if not app.config.get("SECRET_KEY"):
@@ -92,8 +94,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     @app.get("/healthz")
     def healthz() -> Response:
+        reader = app.extensions["cribcam.reader_health"].as_json()
         return jsonify(ok=True, version=version("cribcam"),
-                       detector=app.config["PHOTO_READER"] is not None,
+                       detector=reader["state"] in ("reads", "unchecked"), reader=reader,
                        camera=app.extensions["cribcam.camera"] is not None)  # fmt: skip
 
     return app

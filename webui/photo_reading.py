@@ -7,10 +7,13 @@ photos answer 503 rather than guess.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, Protocol, runtime_checkable
 
 from flask import current_app
 
+from vision.errors import ReaderFailedError
 from vision.table.cards import FrameCards
 from webui.errors import ApiError, NoCardModelError
 
@@ -34,10 +37,8 @@ class FrameReading(PhotoReading, Protocol):
 def read_photo(image: bytes, name: str) -> dict[str, Any]:
     """Detect with the configured detector; an image it cannot decode is the client's fault."""
     detector = current_photo_reader()
-    try:
+    with _reading():
         return detector.detect(image, name)
-    except ValueError as error:  # the vision package's bad-image errors are ValueErrors
-        raise ApiError(f"the image could not be read: {error}") from None
 
 
 def read_frame(image: bytes) -> tuple[FrameCards, tuple[int, int]] | None:
@@ -45,9 +46,22 @@ def read_frame(image: bytes) -> tuple[FrameCards, tuple[int, int]] | None:
     detector = current_photo_reader()
     if not isinstance(detector, FrameReading):
         return None
-    try:
+    with _reading():
         return detector.read_frame(image)
-    except ValueError as error:
+
+
+@contextmanager
+def _reading() -> Iterator[None]:
+    """A frame that does not decode is the client's (400); a reader that cannot run is the
+    server's (503, logged once by the reader's health), never a traceback a frame."""
+    try:
+        yield
+    except ReaderFailedError as error:
+        current_app.extensions["cribcam.reader_health"].failed(str(error))
+        raise NoCardModelError(
+            f"{error}: this server cannot read cards now (see its log); enter them by hand"
+        ) from None
+    except ValueError as error:  # the vision package's bad-image errors are ValueErrors
         raise ApiError(f"the image could not be read: {error}") from None
 
 

@@ -31,7 +31,7 @@ import numpy.typing as npt
 import platformdirs
 
 from vision.detection.detections import CLASS_NAMES
-from vision.detection.models import MODELS_DIR, READER_FILE
+from vision.detection.models import MODELS_DIR, PACKAGED_MODELS_DIR, READER_FILE
 from vision.errors import VisionError
 
 PROFILE_FILE = "profile.json"
@@ -44,7 +44,10 @@ class ProfileError(VisionError, ValueError):
 
 
 def default_root(models_dir: Path = MODELS_DIR) -> Path:
-    """`<models>/decks` when that folder can be written (a checkout), else the user data dir."""
+    """`<models>/decks` when that folder can be written (a checkout), else the user data dir.
+    An installed wheel's models are never written beside: a reinstall would lose the decks."""
+    if models_dir == PACKAGED_MODELS_DIR:
+        return Path(platformdirs.user_data_dir("cribcam")) / "decks"
     root = models_dir / "decks"
     probe = root if root.exists() else models_dir
     if probe.exists() and os.access(probe, os.W_OK):

@@ -15,7 +15,11 @@ import numpy.typing as npt
 
 from vision.errors import VisionError
 
-MODELS_DIR = Path(__file__).resolve().parent.parent.parent / "models"
+#: The shipped models in a checkout (or an editable install): the repository's `models/`.
+CHECKOUT_MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
+#: Where an installed wheel carries them: `models/` packaged as `vision.models`.
+PACKAGED_MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+MODELS_DIR = PACKAGED_MODELS_DIR if PACKAGED_MODELS_DIR.is_dir() else CHECKOUT_MODELS_DIR
 #: Stage 1, the index finder: a one-class YOLO detector of corner indices.
 DETECTOR_FILE = "corner-detector.onnx"
 #: Stage 2, the index reader: a YOLO classifier of the 52 cards (and "not an index").
