@@ -301,7 +301,13 @@ def run_eval(args: argparse.Namespace) -> int:
     }
     (args.out / "report.json").write_text(json.dumps(summary, indent=1))
     (args.out / PHOTOS_FILE).write_text(json.dumps(report.photos(), indent=1))
-    save_confusion_png(report.images, args.out / "confusion.png")
+    try:
+        save_confusion_png(report.images, args.out / "confusion.png")
+    except ImportError:  # matplotlib is the `plots` extra; the figures need none of it
+        print(
+            'cribcam eval: no confusion.png without matplotlib: pip install -e ".[plots]"',
+            file=sys.stderr,
+        )
     save_worst_grid(report.images, args.dataset, args.out / "worst.png")
     shown = {k: v for k, v in summary.items() if k != "per_class_recall"}
     if earlier is not None:

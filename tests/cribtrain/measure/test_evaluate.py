@@ -3,8 +3,10 @@ card-set figures of `cribcam eval`."""
 
 from __future__ import annotations
 
+import builtins
 import json
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -460,3 +462,22 @@ def test_cribcam_eval_prints_each_condition_in_one_run(
                  "--conditions", "half-light"]) == 0  # fmt: skip
     printed = json.loads(capsys.readouterr().out)
     assert printed["condition"] == "half-light" and list(printed["conditions"]) == ["half-light"]
+
+
+@pytest.mark.slow  # reads the sample photos end to end
+def test_cribcam_eval_without_matplotlib_writes_its_figures_and_says_what_it_left_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A player's install has no `plots` extra: the figures come, the picture is named."""
+    real_import = builtins.__import__
+
+    def no_matplotlib(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name.split(".")[0] == "matplotlib":
+            raise ImportError("No module named 'matplotlib'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_matplotlib)
+    assert main(["eval", str(SAMPLES), "--out", str(tmp_path)]) == 0
+    assert json.loads((tmp_path / "report.json").read_text())["images"] == 5
+    assert not (tmp_path / "confusion.png").exists()
+    assert 'pip install -e ".[plots]"' in capsys.readouterr().err
