@@ -131,9 +131,17 @@ def _shared_reader(config: Mapping[str, Any]) -> ReaderFactory:
     return functools.cache(CardReader)
 
 
+#: How long stopping waits for the reader's self-check to end (a bound against a hang).
+SELF_CHECK_WAIT_SECONDS = 30.0
+
+
 def shutdown(app: Flask) -> None:
-    """Stop the server camera's thread (and release the device), and cancel a deck tune."""
+    """Stop the server camera's thread (and release the device), cancel a deck tune, and let the
+    reader's self-check end: a process leaving while it reads aborts in the engine's threads."""
     stop_tune(app)
     feed: CameraFeed | None = app.extensions.get("cribcam.camera")
     if feed is not None:
         feed.stop()
+    health: ReaderHealth | None = app.extensions.get("cribcam.reader_health")
+    if health is not None:
+        health.done.wait(SELF_CHECK_WAIT_SECONDS)

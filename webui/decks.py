@@ -20,7 +20,7 @@ import threading
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -36,6 +36,17 @@ from webui.errors import ApiError
 log = logging.getLogger(__name__)
 
 Image = npt.NDArray[np.uint8]
+
+#: Why a tune cannot run, as codes for the page: the `train` extra is not installed; the base
+#: reader's files are missing.
+TRAIN_EXTRA, BASE_READER = "train extra", "base reader"
+
+
+class TuneBlocker(NamedTuple):
+    """What stops the tune here: its code (`TRAIN_EXTRA`, `BASE_READER`) and the sentence."""
+
+    code: str
+    text: str
 
 
 def _now() -> str:
@@ -94,17 +105,18 @@ class Decks:
                 use(path)
                 self._applied = key
 
-    def tune_unavailable(self) -> str | None:
+    def tune_blocker(self) -> TuneBlocker | None:
         """Why the real tune cannot run here (None: it can, or a tuner was given)."""
         if self.app.config.get("DECK_TUNER") is not None:
             return None
         missing = missing_train_packages()
         if missing:
-            return (f"tuning needs the train extra ({', '.join(missing)} not installed): "
-                    f"{TRAIN_HINT}")  # fmt: skip
+            return TuneBlocker(TRAIN_EXTRA, f"tuning needs the train extra ({', '.join(missing)} "
+                               f"not installed): {TRAIN_HINT}")  # fmt: skip
         for needed in (self.base_models / READER_FILE, self.base_models / WEIGHTS_FILE):
             if not needed.exists():
-                return f"tuning needs the base reader's files: {needed} is missing"
+                return TuneBlocker(BASE_READER, f"tuning needs the base reader's files: "
+                                   f"{needed} is missing")  # fmt: skip
         return None
 
     def start_tune(self, name: str, *, use: bool) -> dict[str, Any]:
@@ -191,11 +203,12 @@ def deck_json(profile: Profile, active: str | None) -> dict[str, Any]:
 
 def decks_json(the_decks: Decks) -> dict[str, Any]:
     active = the_decks.store.active()
-    unavailable = the_decks.tune_unavailable()
+    blocker = the_decks.tune_blocker()
     return {
         "active": active,
         "decks": [deck_json(p, active) for p in the_decks.profiles()],
         "tune": the_decks.tuner.status(),
-        "tuning": unavailable is None,
-        "tuning_unavailable": unavailable,
+        "tuning": blocker is None,
+        "tuning_unavailable": None if blocker is None else blocker.text,
+        "tuning_code": None if blocker is None else blocker.code,
     }

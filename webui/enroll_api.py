@@ -44,7 +44,7 @@ from vision.table.sources import decode_image
 from webui.bodies import check_fields, json_object
 from webui.decks import Decks, deck_json, decks, decks_json, save_enrolment
 from webui.enroll_sessions import EnrollReader, Session, session_json
-from webui.errors import ApiError, NoCardModelError
+from webui.errors import DAMAGED, NOT_AN_IMAGE, ApiError, NoCardModelError
 from webui.images import image_kind
 
 Image = npt.NDArray[np.uint8]
@@ -69,13 +69,13 @@ def _image() -> Image:
     mimetype = request.mimetype
     if not mimetype.startswith("image/"):
         raise ApiError(f"send the image bytes with Content-Type image/jpeg or image/png, "
-                       f"not {mimetype or 'none'!r}", 415)  # fmt: skip
+                       f"not {mimetype or 'none'!r}", 415, code=NOT_AN_IMAGE)  # fmt: skip
     data = request.get_data(cache=False)
     image_kind(data)
     try:
         return decode_image(data)
     except ValueError as error:
-        raise ApiError(f"the image could not be read: {error}") from None
+        raise ApiError(f"the image could not be read: {error}", code=DAMAGED) from None
 
 
 def _optional_object() -> dict[str, Any]:
@@ -286,10 +286,10 @@ def finish(sid: str) -> tuple[Response, int]:
                   "session": session_json(session)}  # fmt: skip
     if not tune:
         return jsonify(answer), 200
-    unavailable = the_decks.tune_unavailable()
-    if unavailable is not None:
+    blocker = the_decks.tune_blocker()
+    if blocker is not None:
         saved = f"the {len(cards)} confirmed cards are saved in deck {session.name!r}"
-        return jsonify(error=f"{unavailable}; {saved}", **answer), 503
+        return jsonify(error=f"{blocker.text}; {saved}", code=blocker.code, **answer), 503
     answer["tune"] = the_decks.start_tune(session.name, use=use)
     return jsonify(answer), 202
 
@@ -356,9 +356,9 @@ def retune(name: str) -> tuple[Response, int]:
     profile = _profile(name)
     if not profile.crops():
         raise ApiError(f"deck {profile.name!r} holds no confirmed cards: enrol it first", 409)
-    unavailable = the_decks.tune_unavailable()
-    if unavailable is not None:
-        raise ApiError(unavailable, 503)
+    blocker = the_decks.tune_blocker()
+    if blocker is not None:
+        raise ApiError(blocker.text, 503, code=blocker.code)
     return jsonify(tune=the_decks.start_tune(profile.name, use=False)), 202
 
 

@@ -33,19 +33,28 @@ log = logging.getLogger(__name__)
 class ApiError(Exception):
     """A request the API refuses, with the HTTP status to answer. `english` and `names`: the
     sentence as refused and, for a refusal at a game's table, its seat names (the answer says
-    it in the players' language and the table's words)."""
+    it in the players' language and the table's words). `code`: the refusal as a code, answered
+    beside `error`, where a page words it itself (with what only the page knows: a file's name)."""
 
     status = 400
+    code: str | None = None
 
     def __init__(
         self, message: str, status: int | None = None, *, english: str | None = None,
-        names: Sequence[str] | None = None,
+        names: Sequence[str] | None = None, code: str | None = None,
     ) -> None:  # fmt: skip
         super().__init__(message)
         if status is not None:
             self.status = status
+        if code is not None:
+            self.code = code
         self.english = message if english is None else english
         self.names = None if names is None else tuple(names)
+
+
+#: Codes of a refused upload (`ApiError.code`): not an image at all, an image damaged or cut
+#: short, one too large (its bytes or its pixels).
+NOT_AN_IMAGE, DAMAGED, TOO_LARGE = "not an image", "damaged", "too large"
 
 
 class GameNotFoundError(ApiError):
@@ -64,13 +73,14 @@ def disk_full(error: BaseException) -> bool:
 
 
 def error_response(
-    message: str, status: int, names: Sequence[str] | None = None
+    message: str, status: int, names: Sequence[str] | None = None, code: str | None = None
 ) -> tuple[Response, int]:
     """The JSON answer, its message in the request's language where the catalogs have it (at
-    a game's table, `names`: in the table's words too)."""
+    a game's table, `names`: in the table's words too), and its `code` when it has one."""
     from webui.refusals import in_language  # refusals build on this module's table_words
 
-    return jsonify(error=in_language(message, names, language())), status
+    coded = {} if code is None else {"code": code}
+    return jsonify(error=in_language(message, names, language()), **coded), status
 
 
 def cribbage_status(error: CribbageError) -> int:
@@ -116,7 +126,7 @@ def refusal_at_table(error: ApiError | CribbageError, names: Sequence[str]) -> A
 def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(ApiError)
     def api_error(error: ApiError) -> tuple[Response, int]:
-        return error_response(error.english, error.status, error.names)
+        return error_response(error.english, error.status, error.names, error.code)
 
     @app.errorhandler(CribbageError)
     def cribbage_error(error: CribbageError) -> tuple[Response, int]:
@@ -131,7 +141,8 @@ def register_error_handlers(app: Flask) -> None:
             405: "method not allowed here",
             413: f"the upload is too large: the limit is {limit / 2**20:g} MiB",
         }
-        return error_response(messages.get(status, error.description or error.name), status)
+        message = messages.get(status, error.description or error.name)
+        return error_response(message, status, code=TOO_LARGE if status == 413 else None)
 
     @app.errorhandler(Exception)
     def bug(error: Exception) -> tuple[Response, int]:

@@ -21,7 +21,7 @@ import struct
 import PIL.WebPImagePlugin
 import simplejpeg  # libjpeg-turbo's strict mode reports a JPEG's missing data; cv2 only warns
 
-from webui.errors import ApiError
+from webui.errors import DAMAGED, NOT_AN_IMAGE, TOO_LARGE, ApiError
 from webui.limits import limits
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -33,12 +33,14 @@ class IncompleteUploadError(ApiError):
     which a decoder raises)."""
 
     status = 400
+    code = DAMAGED
 
 
 class ImageTooLargeError(ApiError):
     """An image whose header declares more pixels than the upload budget."""
 
     status = 413
+    code = TOO_LARGE
 
 
 def image_kind(data: bytes, max_pixels: int | None = None) -> str:
@@ -46,7 +48,9 @@ def image_kind(data: bytes, max_pixels: int | None = None) -> str:
     running app's budget); raises `IncompleteUploadError` or `ImageTooLargeError` naming the
     fault."""
     if not data:
-        raise IncompleteUploadError("the upload is empty: send the image bytes as the body")
+        raise IncompleteUploadError(
+            "the upload is empty: send the image bytes as the body", code=NOT_AN_IMAGE
+        )
     if data.startswith(b"\xff\xd8\xff"):
         if not data.rstrip(b"\x00").endswith(b"\xff\xd9"):
             raise IncompleteUploadError("the JPEG is truncated: it has no end-of-image marker")
@@ -60,7 +64,7 @@ def image_kind(data: bytes, max_pixels: int | None = None) -> str:
             raise IncompleteUploadError("the WebP is truncated: its length does not match")
         kind = "webp"
     else:
-        raise IncompleteUploadError("the body is not a JPEG, PNG or WebP image")
+        raise IncompleteUploadError("the body is not a JPEG, PNG or WebP image", code=NOT_AN_IMAGE)
     width, height = _size(kind, data)
     budget = _budget() if max_pixels is None else max_pixels
     if width * height > budget:

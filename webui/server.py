@@ -8,7 +8,9 @@ open pages never starve other requests. `webui.connections` bounds slow and gree
 
 from __future__ import annotations
 
+import errno
 import signal
+import socket
 import sys
 import threading
 from collections.abc import Callable
@@ -21,6 +23,14 @@ from flask import Flask
 
 from webui.connections import ClientCounter, GuardedConnection, WorkerTLS
 from webui.limits import ServerLimits
+
+
+class PortInUseError(OSError):
+    """Another program (often cribcam itself) already listens on `host`:`port`."""
+
+    def __init__(self, host: str, port: int) -> None:
+        super().__init__(errno.EADDRINUSE, f"{host}:{port} is already in use")
+        self.host, self.port = host, port
 
 
 class Server(wsgi.Server):
@@ -37,6 +47,51 @@ class Server(wsgi.Server):
         self.clients = ClientCounter(limits.connections_per_address)
         self.keep_alive_conn_limit = limits.keep_alive_connections
         self.max_request_header_size = limits.header_bytes
+        self.bind_errors: list[OSError] = []
+
+    def bind(self, family: int, type: int, proto: int = 0) -> None:
+        """Bind as cheroot does, keeping the error: cheroot raises a new one without its errno."""
+        try:
+            super().bind(family, type, proto)
+        except OSError as error:
+            self.bind_errors.append(error)
+            raise
+
+    def prepare(self) -> None:
+        """Bind and listen; a port in use is `PortInUseError`."""
+        self.bind_errors = []
+        try:
+            super().prepare()
+        except OSError as error:
+            if any(e.errno == errno.EADDRINUSE for e in self.bind_errors):
+                host, port = self.bind_addr[:2]
+                raise PortInUseError(str(host), int(port)) from error
+            raise
+
+
+def check_port(host: str, port: int) -> None:
+    """`PortInUseError` when `host`:`port` is taken now, found as the server will bind it
+    (SO_REUSEADDR, the first address that binds): before the app loads its models. Any other
+    failure is left for the server's own bind to report."""
+    if port == 0:
+        return
+    try:
+        found = socket.getaddrinfo(host or None, port, socket.AF_UNSPEC, socket.SOCK_STREAM, 0,
+                                   socket.AI_PASSIVE)  # fmt: skip
+    except socket.gaierror:
+        return
+    in_use = False
+    for family, kind, proto, _, address in found:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(address)
+            except OSError as error:
+                in_use = in_use or error.errno == errno.EADDRINUSE
+                continue
+            return
+    if in_use:
+        raise PortInUseError(host, port)
 
 
 def make_server(

@@ -9,6 +9,10 @@ interleave half-applied changes. WAL mode lets pages read while a write is in pr
 An action applied from a camera or photo detection keeps a small JPEG of that frame in
 `action_frames`, keyed by game and action index and written in the action's own transaction;
 undo drops it with the action.
+
+The store opens only a file that is its own: a new or empty SQLite file becomes a games
+database; anything else (not SQLite, another program's tables, a missing folder) is refused
+with `GamesDatabaseError`, and left as it was.
 """
 
 from __future__ import annotations
@@ -19,8 +23,9 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -58,6 +63,50 @@ CREATE TABLE IF NOT EXISTS action_frames (
 """
 
 
+class GamesDatabaseError(Exception):
+    """A games database that cannot be used: the path, and why, are in the message."""
+
+
+def _tables(db: sqlite3.Connection) -> dict[str, frozenset[str]]:
+    """Each table of `db` (SQLite's own left out) with its columns."""
+    names = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    return {
+        name: frozenset(
+            row[0] for row in db.execute("SELECT name FROM pragma_table_info(?)", (name,))
+        )
+        for name in names
+        if not name.startswith("sqlite_")
+    }
+
+
+@cache
+def _our_tables() -> dict[str, frozenset[str]]:
+    """The tables `_SCHEMA` makes, with their columns."""
+    with closing(sqlite3.connect(":memory:")) as db:
+        db.executescript(_SCHEMA)
+        return _tables(db)
+
+
+def _not_ours(db: sqlite3.Connection) -> str | None:
+    """Why `db` is not a games database, or None: ours, or empty (it is made ours)."""
+    tables, ours = _tables(db), _our_tables()
+    if tables and not tables.keys() & ours.keys():
+        return "it holds other tables: " + ", ".join(sorted(tables))
+    for name in sorted(tables.keys() & ours.keys()):
+        if missing := ours[name] - tables[name]:
+            return f"its table {name} has no column {', '.join(sorted(missing))}"
+    return None
+
+
+def _check_place(path: Path) -> None:
+    """Refuse a database in a folder that is not there (a mistyped --db would otherwise start
+    an empty list of games somewhere unexpected), or a folder given as the database."""
+    if path.is_dir():
+        raise GamesDatabaseError(f"{path} is a folder, not a games database file")
+    if not path.parent.is_dir():
+        raise GamesDatabaseError(f"the folder {path.parent} does not exist (games database {path})")
+
+
 @dataclass
 class StoredGame:
     """A game as loaded: the rebuilt engine plus what the store keeps about it."""
@@ -75,13 +124,26 @@ class GameStore:
     """The games database. Opens a short-lived connection per operation: thread-safe."""
 
     def __init__(self, path: str | Path) -> None:
+        """Open the games database at `path`, made if new; its folder must exist (the default
+        one, `webui.paths.data_dir`, is made by itself)."""
         self.path = str(path)
         if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            _check_place(Path(self.path))
         self._lock = threading.Lock()  # serialises writers of this process (no busy waits)
-        with self._connect() as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(_SCHEMA)
+        try:
+            with self._connect() as db:
+                if why := _not_ours(db):  # checked before anything is written to it
+                    raise GamesDatabaseError(f"{self.path} is not a cribcam games database ({why})")
+                db.execute("PRAGMA journal_mode=WAL")
+                db.executescript(_SCHEMA)
+        except sqlite3.OperationalError as error:  # no access, locked, a full disk
+            raise GamesDatabaseError(
+                f"cannot open the games database {self.path} ({error})"
+            ) from error
+        except sqlite3.DatabaseError as error:  # not SQLite at all (a text file, a photo)
+            raise GamesDatabaseError(
+                f"{self.path} is not a cribcam games database ({error})"
+            ) from error
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:

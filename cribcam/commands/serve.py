@@ -23,14 +23,15 @@ from webui.pairing import new_code
 from webui.paths import data_dir, default_db
 from webui.photo_reading import PhotoReading
 from webui.security import server_names
-from webui.server import make_server, serve
+from webui.server import PortInUseError, check_port, make_server, serve
+from webui.store import GamesDatabaseError, GameStore
 from webui.tls import IPAddress, ensure_certificate, fingerprint, lan_addresses
 
 DEFAULT_PORT = 8121
-
+HIGHEST_PORT = 65535
 
 #: `--port`: a TCP port (0: the system picks a free one).
-PORT_NUMBER = at_least(0, most=65535)
+PORT_NUMBER = at_least(0, most=HIGHEST_PORT)
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -133,8 +134,27 @@ def lan_lines(address: str, code: str, certificate: Path) -> list[str]:
     return lines
 
 
+def port_in_use_line(error: PortInUseError, tls: bool) -> str:
+    """What to do when the port is taken: most often cribcam already runs there."""
+    host = "127.0.0.1" if error.host in ("", "0.0.0.0", "::") else error.host
+    shown = f"[{host}]" if ":" in host else host
+    other = error.port + 1 if error.port < HIGHEST_PORT else error.port - 1
+    return (f"cribcam: port {error.port} is already in use (is cribcam already running? open "
+            f"{'https' if tls else 'http'}://{shown}:{error.port}/ or choose another with "
+            f"--port {other})")  # fmt: skip
+
+
 def run_serve(args: argparse.Namespace) -> int:
     host = listen_host(args)
+    try:  # before the models load: a wrong --db or a taken port is said at once
+        GameStore(args.db or default_db())
+        check_port(host, args.port)
+    except GamesDatabaseError as error:
+        print(f"cribcam: {error}", file=sys.stderr)
+        return 2
+    except PortInUseError as error:
+        print(port_in_use_line(error, args.lan), file=sys.stderr)
+        return 2
     code = new_code() if args.lan else None
     app = create_app(app_config(args, code))
     tls = ensure_certificate(data_dir() / "tls") if args.lan else None
@@ -154,6 +174,9 @@ def run_serve(args: argparse.Namespace) -> int:
     try:
         serve(server, announce, tls is not None,
               before_stop=app.extensions["cribcam.broker"].close)  # fmt: skip
+    except PortInUseError as error:
+        print(port_in_use_line(error, tls is not None), file=sys.stderr)
+        return 2
     finally:
         shutdown(app)
     return 0

@@ -359,6 +359,26 @@ def test_a_bad_enrolment_is_refused(client: FlaskClient, body: Any, fragment: st
     refused(client.post("/api/enroll", json=body), 400, fragment)
 
 
+@pytest.mark.parametrize(
+    ("data", "content_type", "status", "code"),
+    [
+        (b"\x00\x00\x00\x18ftypheic" + b"\x00" * 64, "image/heic", 400, "not an image"),
+        (b"", "image/jpeg", 400, "not an image"),
+        (b"hello", "text/plain", 415, "not an image"),
+        (b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + b"\x00" * 32, "image/jpeg", 400, "damaged"),
+        (b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + b"\x00" * 32 + b"\xff\xd9", "image/jpeg", 400,
+         "damaged"),
+    ],
+)  # fmt: skip
+def test_a_refused_photo_has_a_code_the_page_words(
+    client: FlaskClient, data: bytes, content_type: str, status: int, code: str
+) -> None:
+    """The page says which photo and what to do from the code, not from the English."""
+    sid = start(client)
+    response = client.post(f"/api/enroll/{sid}/shots", data=data, content_type=content_type)
+    assert (response.status_code, response.json["code"]) == (status, code), response.json  # type: ignore[index]
+
+
 def test_bad_shots_and_corrections_are_refused(
     client: FlaskClient, reader: ShotReader, decks: list[Deck]
 ) -> None:
@@ -465,11 +485,13 @@ def test_tuning_without_the_train_extra_keeps_the_crops(
     refused(response, 503, 'the train extra (torch not installed): pip install -e ".[train]"')
     answer: Any = response.json
     assert "the 13 confirmed cards are saved in deck 'kitchen'" in answer["error"]
+    assert answer["code"] == "train extra"  # for the page's own words
     assert answer["deck"]["crops"] == 26 and not answer["deck"]["tuned"]
     assert len(ProfileStore(decks_dir).get("kitchen").crops()) == 26
 
     listed = ok(client.get("/api/decks"))
     assert listed["tuning"] is False and "pip install" in listed["tuning_unavailable"]
+    assert listed["tuning_code"] == "train extra"
     assert listed["decks"][0]["needs_tune"] and listed["tune"]["state"] == "idle"
     refused(client.post("/api/decks/kitchen/tune"), 503, "train extra")
     refused(client.post("/api/decks/use", json={"name": "kitchen"}), 409, "not been tuned")

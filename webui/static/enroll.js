@@ -12,6 +12,8 @@ let fixing = null;    // the candidate the picker dialog corrects
 let tuneState = null; // the last tune state seen, to refresh the decks when it ends
 let pollTimer = null;
 let stream = null;    // the browser camera's stream while it is on
+let tuning = { ok: true, code: null, why: "" };  // whether this server can tune (GET /api/decks)
+const TRAIN_COMMAND = 'pip install -e ".[train]"';
 
 function percent(value) {
   return typeof value === "number"
@@ -67,7 +69,9 @@ function renderDecks(state) {
   $("in-use").textContent = state.active
     ? t("Reading with the deck “{name}”.", { name: state.active }) : t("Reading with the base model (no deck chosen).");
   $("use-base").disabled = !state.active;
-  $("tune-unavailable").textContent = state.tuning ? "" : t("Tuning is unavailable here: {why}", { why: state.tuning_unavailable });
+  tuning = { ok: state.tuning, code: state.tuning_code, why: state.tuning_unavailable };
+  $("tune-unavailable").replaceChildren(...(tuning.ok ? [] : tuningUnavailable()));
+  if (session) renderFinish();
   const busy = state.tune.state === "running" || state.tune.state === "cancelling";
   const items = state.decks.map((deck) => el("li", { "data-deck": deck.name },
     el("div", { class: "deck-name" }, el("b", {}, deck.name),
@@ -81,6 +85,12 @@ function renderDecks(state) {
       button(t("Delete"), () => deleteDeck(deck.name)))));
   $("decks").replaceChildren(...(items.length ? items : [el("li", { class: "muted" }, t("No decks yet."))]));
   renderTune(state.tune);
+}
+
+/* Why this server cannot tune (for el()), in the page's language where the API gives a code. */
+function tuningUnavailable() {
+  if (tuning.code === "train extra") return tx("Tuning needs the train extra: {command}", { command: el("code", {}, TRAIN_COMMAND) });
+  return [t("Tuning is unavailable here: {why}", { why: tuning.why })];
 }
 
 function button(text, onclick, { disabled = false, title = "", primary = false } = {}) {
@@ -235,12 +245,29 @@ function renderShots() {
     button(t("Retake"), () => dropShot(shot.shot)))));
 }
 
+/* A photo the server refused, said so that a player knows which photo and what to do: by the
+   refusal's code (the API's sentence is about HTTP bodies), else its own words. */
+function shotRefused(status, answer, number, name) {
+  const what = { number, name };
+  if (answer.code === "not an image" || status === 415) {
+    return t("Photo {number} ({name}) is not a JPEG, PNG or WebP photo: take it again or choose another file.", what);
+  }
+  if (answer.code === "damaged") return t("Photo {number} ({name}) is damaged or cut short: take it again or choose another file.", what);
+  if (answer.code === "too large" || status === 413) {
+    return t("Photo {number} ({name}) is too large: take it at a lower resolution or choose another file.", what);
+  }
+  return answer.error || t("the photo was refused ({status})", { status: String(status) });
+}
+
 async function sendShot(blob) {
   const suit = session.next_suit;
+  const number = session.shots.length + 1;  // as the prompt above numbered it
+  $("shot-status").className = "muted";
   $("shot-status").textContent = t("Finding the cards…");
   const { ok, status, answer } = await call("POST", `/api/enroll/${session.id}/shots`, blob);
   if (!ok) {
-    $("shot-status").textContent = answer.error || t("the photo was refused ({status})", { status: String(status) });
+    $("shot-status").className = "error";
+    $("shot-status").textContent = shotRefused(status, answer, number, blob.name || t("from the camera"));
     if (status === 404) $("error").textContent = answer.error;
     return;
   }
@@ -319,8 +346,17 @@ function renderSession() {
   renderShots();
   renderProblems();
   renderGrid();
-  $("finish").disabled = !session.ready;
+  renderFinish();
+}
+
+/* "Save and tune" only where the server can tune; otherwise saving alone, and why. */
+function renderFinish() {
+  $("finish").disabled = !session.ready || !tuning.ok;
   $("save-only").disabled = !session.ready;
+  $("save-only").classList.toggle("primary", !tuning.ok);
+  $("finish-note").hidden = tuning.ok;
+  $("finish-note").replaceChildren(...(tuning.ok ? []
+    : [el("span", {}, ...tuningUnavailable()), el("br"), t("Save the cards now: tune them once it is installed.")]));
 }
 
 function chips(cards) { return cards.flatMap((c) => [cardChip(c), " "]); }
@@ -415,14 +451,16 @@ async function finish(tune) {
   $("save-only").disabled = true;
   const { ok, status, answer } = await call("POST", `/api/enroll/${session.id}/finish`,
     { tune, use: $("finish-use").checked });
-  $("finish").disabled = !session.ready;
-  $("save-only").disabled = !session.ready;
+  // saved but not tuned (the server cannot tune): the note beside the buttons says why
+  const untuned = !ok && answer.deck && answer.code;
+  if (untuned) tuning = { ok: false, code: answer.code, why: answer.error };
+  renderFinish();
   if (answer.deck) {
     $("finish-status").textContent = tn("Saved {n} card in the deck “{name}”.", "Saved {n} cards in the deck “{name}”.",
-      answer.deck.cards, { name: answer.deck.name }) + (status === 202 ? " " + t("Tuning…") : "");
+      answer.deck.cards, { name: answer.deck.name }) + (status === 202 ? " " + t("Tuning…") : untuned ? " " + t("Not tuned.") : "");
   }
   if (!ok) {
-    $("error").textContent = answer.error || `HTTP ${status}`;
+    if (!untuned) $("error").textContent = answer.error || `HTTP ${status}`;
     if (answer.deck) loadDecks();
     return;
   }

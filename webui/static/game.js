@@ -143,6 +143,7 @@ async function act(action) {
 // -- the picker ----------------------------------------------------------------------------
 const picker = new CardPicker($("picker"), (chosen, tapped) => {
   $("picker-ok").disabled = pickerAction === null || !pickerAction.ready(chosen);
+  if (pickerAction && pickerAction.changed) pickerAction.changed(chosen);
   // every pick has a fixed size: the tap that completes it is the OK (Undo takes it back)
   if (tapped && pickerAction && pickerAction.auto && chosen.length === picker.wanted) submitPick();
 });
@@ -150,17 +151,18 @@ let pickerChosen = [];  // what the open picker proposed (pre-selected), for Cle
 /* Only the cards that are possible are offered, in a compact grid: `only` (a seat's own cards
    when the hands are known, a hand's proposed cards) or else every card not yet seen this deal
    (nor in `extraUnavailable`). `chosen`: pre-selected, so the pick is one tap on OK; `auto`:
-   the tap that completes the pick sends it. */
+   the tap that completes the pick sends it; `clearTo`: what Clear goes back to; `changed`: told
+   the chosen cards after every tap. */
 function openPicker(prompt, wanted, { claim = false, optional = false, extraUnavailable = [], only = null,
-  chosen = [], auto = true }, done) {
+  chosen = [], auto = true, clearTo = chosen, changed = null }, done) {
   $("picker-box").hidden = false;
   $("picker-prompt").textContent = prompt;
   $("claim-label").hidden = !claim;
   $("claim").value = "";
-  pickerAction = { done, auto, ready: (cards) => cards.length === wanted || (optional && cards.length === 0) };
+  pickerAction = { done, auto, changed, ready: (cards) => cards.length === wanted || (optional && cards.length === 0) };
   pickerUnavailable = only ? [...picker.buttons.keys()].filter((card) => !only.includes(card))
     : [...state.seen, ...extraUnavailable];
-  pickerChosen = chosen;
+  pickerChosen = clearTo;
   $("picker").classList.toggle("compact", only !== null);  // a few cards: one row, not one a suit
   picker.reset(wanted, pickerUnavailable, { hide: true, chosen });
 }
@@ -188,18 +190,47 @@ $("picker-ok").addEventListener("click", submitPick);
 $("picker-clear").addEventListener("click", () =>
   picker.reset(picker.wanted, pickerUnavailable, { hide: true, chosen: pickerChosen }));
 
-/* Several picks in a row (e.g. every dealt hand), then one action with them all. */
-function pickSequence(steps, finish) {
-  const results = [];
-  const next = () => {
+/* Several picks in a row (e.g. every dealt hand), then one action with them all. `done`: the
+   picks already made, `picking`: the cards chosen so far in the next (both from a draft);
+   `progress(done, picking)` is told after every tap, to keep the draft. */
+function pickSequence(steps, finish, { done = [], picking = [], progress = () => {} } = {}) {
+  const results = done.slice();
+  const next = (chosen) => {
     const step = steps[results.length];
-    openPicker(step.prompt, step.wanted, { extraUnavailable: results.flat() }, async (chosen) => {
-      results.push(chosen);
-      if (results.length === steps.length) await finish(results);
-      else next();
+    const changed = (cards) => progress(results, cards);
+    openPicker(step.prompt, step.wanted, { extraUnavailable: results.flat(), chosen, clearTo: [], changed }, async (cards) => {
+      // the last pick is kept only once the action is recorded: refused, it may be picked again
+      if (results.length + 1 === steps.length) await finish([...results, cards]);
+      else { results.push(cards); progress(results, []); next([]); }
     });
   };
-  next();
+  next(picking);
+}
+
+// -- a half-made entry survives a reload -----------------------------------------------------
+/* The dealt hands picked so far are kept on this device per game, so that a reload (or a
+   phone locked and woken) comes back to the same entry, not to the starter picker, whose
+   next tap would record the deal and its starter. Storage refused (a private window): the
+   entry goes on, but a reload loses it. */
+const DRAFT_KEY = `cribcam-entry-${GAME}`;
+let draftHere = null;  // the draft in memory too: without storage the entry still goes on
+function loadDraft() {
+  try { return JSON.parse(localStorage.getItem(DRAFT_KEY) || "null"); } catch { return draftHere; }
+}
+function saveDraft(draft) {
+  draftHere = draft;
+  try { localStorage.setItem(DRAFT_KEY, JSON.stringify(draft)); } catch { /* kept in memory only */ }
+}
+function clearDraft() {
+  draftHere = null;
+  try { localStorage.removeItem(DRAFT_KEY); } catch { /* nothing kept */ }
+}
+/* This deal's draft, if any; a draft of another deal or phase is stale and is dropped. */
+function currentDraft() {
+  const draft = loadDraft();
+  if (draft && state.phase === "deal" && draft.deal === state.deal) return draft;
+  if (draft) clearDraft();
+  return null;
 }
 
 // -- drawing -------------------------------------------------------------------------------
@@ -272,12 +303,15 @@ function currentDealLog() {
   return log.slice(start);
 }
 
+/* How many cards each player is dealt. */
+function handSize() { return state.settings.players === 2 && state.settings.variant === "six-card" ? 6 : 5; }
+
 /* With known hands, the cards `seat` still holds (dealt, not laid away, not played); else
    null. The picker offers these: `seen` holds every dealt card. */
 function heldBy(seat) {
   if (!state.hands_known) return null;
   const log = currentDealLog();
-  const per = state.settings.players === 2 && state.settings.variant === "six-card" ? 6 : 5;
+  const per = handSize();
   const gone = new Set([
     ...log.filter((a) => a.kind === "discard" && a.seat === seat).flatMap((a) => a.cards || []),
     ...state.play.filter((step) => step.seat === seat && step.card).map((step) => step.card),
@@ -295,7 +329,6 @@ function renderNow() {
   $("count-cards").replaceChildren(...state.count_cards.map((c) => el("li", {}, cardChip(c))));
   const title = $("now-title");
   const settings = state.settings;
-  const per = settings.players === 2 && settings.variant === "six-card" ? 6 : 5;
   const away = settings.players === 2 ? 2 : 1;
   const button = (text, onclick, primary = false) =>
     controls.append(el("button", { type: "button", class: primary ? "primary" : "", onclick }, text));
@@ -308,8 +341,13 @@ function renderNow() {
         t("One cut card per seat, in seat order ({names})", { names: state.names.join(", ") }), settings.players, {},
         (cards) => act({ kind: "cut", cards })));
       break;
-    case "deal":
+    case "deal": {
       title.textContent = t("Deal {number}: {name} deals", { number: state.deal + 1, name: seatName(state.dealer) });
+      const draft = currentDraft();
+      if (draft && draft.mode === "hands") {
+        enterDealtHands(draft, button);
+        break;
+      }
       // the usual deal, hands hidden, is one tap: the starter says it was dealt and laid away
       openPicker(t("Hands hidden: once everyone has laid away, tap the starter card"), 1, {}, async (cards) => {
         if (!await act({ kind: "deal" })) return;
@@ -318,15 +356,11 @@ function renderNow() {
       });
       button(t("Dealt (hands stay hidden)"), () => act({ kind: "deal" }));
       button(t("Enter the dealt hands"), () => {
-        const steps = seats.map((s) => ({ prompt: t("{name}'s {count} cards", { name: seatName(s), count: per }), wanted: per }));
-        if (settings.players === 3) steps.push({ prompt: t("The card dealt to the crib"), wanted: 1 });
-        pickSequence(steps, (hands) => {
-          const body = { kind: "deal", hands: hands.slice(0, settings.players) };
-          if (settings.players === 3) body.crib_card = hands[3][0];
-          return act(body);
-        });
+        saveDraft({ mode: "hands", deal: state.deal, hands: [], picking: [] });
+        renderNow();
       });
       break;
+    }
     case "discard": {
       title.textContent = t("Lay away to the crib");
       const done = new Set(currentDealLog().filter((a) => a.kind === "discard").map((a) => a.seat));
@@ -379,6 +413,28 @@ function renderNow() {
   renderMuggins();
 }
 
+/* Entering the dealt hands, hand by hand, from `draft` (what was picked before a reload). The
+   starter picker is not offered meanwhile: leaving the entry is its own button. */
+function enterDealtHands(draft, button) {
+  const settings = state.settings;
+  const per = handSize();
+  const seats = [...Array(settings.players).keys()];
+  const steps = seats.map((s) => ({ prompt: t("{name}'s {count} cards", { name: seatName(s), count: per }), wanted: per }));
+  if (settings.players === 3) steps.push({ prompt: t("The card dealt to the crib"), wanted: 1 });
+  const deal = state.deal;
+  pickSequence(steps, async (hands) => {
+    const body = { kind: "deal", hands: hands.slice(0, settings.players) };
+    if (settings.players === 3) body.crib_card = hands[3][0];
+    const answer = await act(body);
+    if (answer) clearDraft();
+    return answer;
+  }, {
+    done: draft.hands.slice(0, steps.length - 1), picking: draft.picking,
+    progress: (hands, picking) => saveDraft({ mode: "hands", deal, hands, picking }),
+  });
+  button(t("Stop entering the hands (keep them hidden)"), () => { clearDraft(); renderNow(); });
+}
+
 /* What a card counts in the play: ace 1, court cards 10. */
 function pipValue(card) {
   const rank = card.slice(0, -1);
@@ -400,7 +456,7 @@ function shownCards(nxt) {
     return state.play.filter((step) => step.seat === nxt.seat && step.card).map((step) => step.card);
   }
   if (!state.hands_known) return null;
-  const per = state.settings.players === 2 && state.settings.variant === "six-card" ? 6 : 5;
+  const per = handSize();
   const discards = log.filter((a) => a.kind === "discard").flatMap((a) => a.cards || []);
   if (nxt.what === "crib") {
     return [...discards, ...log[0].cards.slice(state.settings.players * per)];  // + the pack's crib card
