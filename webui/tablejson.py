@@ -6,11 +6,18 @@ from typing import Any
 
 from vision.frame_json import card_json
 from vision.table.cards import SeenCard
-from vision.table.roles import TableState
+from vision.table.roles import TableState, Undecided
 
 
 def _card(seen: SeenCard, role: str) -> dict[str, Any]:
     return {**card_json(seen), "role": role}
+
+
+def _undecided(group: Undecided) -> dict[str, Any]:
+    """An undecided group: `reason` in English, and the same as codes for the page's words."""
+    return {"cards": [str(c.card) for c in group.cards], "reason": group.reason,
+            "code": group.code, "edges": list(group.seats), "zone": group.zone,
+            "count": group.count}  # fmt: skip
 
 
 def table_json(state: TableState) -> dict[str, Any]:
@@ -29,9 +36,7 @@ def table_json(state: TableState) -> dict[str, Any]:
         "play": {seat: [str(c.card) for c in sc.play] for seat, sc in state.seats.items()},
         "starter": None if state.starter is None else str(state.starter.card),
         "crib": [str(c.card) for c in state.crib],
-        "undecided": [
-            {"cards": [str(c.card) for c in u.cards], "reason": u.reason} for u in state.undecided
-        ],
+        "undecided": [_undecided(u) for u in state.undecided],
         "conflicts": [
             {"card": str(c.card), "places": [[round(x, 1), round(y, 1)] for x, y in c.places],
              "reason": c.reason}

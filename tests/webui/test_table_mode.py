@@ -154,3 +154,30 @@ def test_any_possible_card_corrects_a_reading_and_an_impossible_one_is_refused(
                         json={"key": "deal 1 play 1", "cards": ["9C"]})  # fmt: skip
     assert fixed.status_code == 200, body(fixed)
     assert body(fixed)["count_cards"] == ["9C"]
+
+
+def test_cards_the_camera_cannot_place_are_said_as_codes_for_the_page(db_path: Path) -> None:
+    """A starter laid off the centre, and a hand in two groups: the frame's table says why
+    each is undecided as codes the page words (and English for logs); nothing is applied."""
+    off_seat = card_detections("7H", (150, 360))  # level with the centre, at the left edge
+    top_hand = [card_detections("2C", (300, 60), rotation=2),
+                card_detections("KD", (980, 60), rotation=2)]  # fmt: skip
+    detector = TableDetector(table([off_seat, *top_hand]))
+    client = create_app({"TESTING": True, "DATABASE": db_path, "PHOTO_READER": detector}
+                        ).test_client()  # fmt: skip
+    game_id = started(client)
+    for _ in range(4):  # the page's smoother keeps a card seen in 3 of the last 5 frames
+        answer = client.post(f"/api/games/{game_id}/frame?table=1", data=DEMO.read_bytes(),
+                             content_type="image/jpeg")  # fmt: skip
+        assert answer.status_code == 200, body(answer)
+    table_seen = body(answer)["table"]
+    undecided = sorted(table_seen["undecided"], key=lambda u: u["cards"])
+    assert [(u["cards"], u["code"], u["edges"], u["zone"], u["count"]) for u in undecided] == [
+        (["2C"], "groups", ["top"], "hand", 2),
+        (["7H"], "no seat", [], "", 0),
+        (["KD"], "groups", ["top"], "hand", 2),
+    ]
+    assert undecided[1]["reason"] == "not in front of any seat"
+    assert table_seen["seats"] == {"bottom": 0, "top": 1}  # the page names the players by edge
+    assert body(answer)["table_mode"] == {"question": None, "last": None}
+    assert body(client.get(f"/api/games/{game_id}"))["phase"] == "deal"

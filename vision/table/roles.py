@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, get_args
 
 from scorer.cards import Card
@@ -30,6 +30,12 @@ from vision.table.cards import Conflict, FrameCards, SeenCard
 Seat = Literal["bottom", "left", "top", "right"]
 SEATS: tuple[Seat, ...] = get_args(Seat)
 RoleKind = Literal["hand", "play", "starter", "crib", "undecided"]
+#: Why cards are undecided, as data: the page says it in its language (`Undecided.reason` is
+#: the English for logs).
+UndecidedCode = Literal[
+    "centre", "no seat", "between seats", "crib no dealer", "too many", "groups", "lone cards",
+    "cribs", "two cribs",
+]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -97,8 +103,15 @@ class SeatCards:
 
 @dataclass(frozen=True)
 class Undecided:
+    """Cards no one role fits, and why: `reason` in English, and as `code` with the `seats` it
+    names, the seat's `zone` (`hand` or `play`) and the cards or groups it counts (`count`)."""
+
     cards: tuple[SeenCard, ...]
     reason: str
+    code: UndecidedCode | None = None
+    seats: tuple[Seat, ...] = ()
+    zone: str = ""
+    count: int = 0
 
 
 @dataclass(frozen=True)
@@ -184,7 +197,8 @@ def assign_roles(
             if len(group) == 1:
                 starters.append(group)
             else:
-                undecided.append(Undecided(_ordered(group), f"{len(group)} cards in the centre"))
+                reason = f"{len(group)} cards in the centre"
+                undecided.append(Undecided(_ordered(group), reason, "centre", count=len(group)))
             continue
         ranked = sorted(layout.seats, key=lambda s: -_along(s, u, v))
         best = ranked[0]
@@ -192,15 +206,16 @@ def assign_roles(
             cribs.append(group)
             continue
         if _along(best, u, v) < zones.seat_min:
-            undecided.append(Undecided(_ordered(group), "not in front of any seat"))
+            undecided.append(Undecided(_ordered(group), "not in front of any seat", "no seat"))
             continue
         if _along(ranked[1], u, v) > (1 - zones.seat_ratio) * _along(best, u, v):
             reason = f"between seats {best} and {ranked[1]}"
-            undecided.append(Undecided(_ordered(group), reason))
+            pair = (best, ranked[1])
+            undecided.append(Undecided(_ordered(group), reason, "between seats", pair))
             continue
         if len(group) == 4 and dealer is None and abs(_lateral(best, u, v)) >= zones.crib_lateral:
             reason = f"4 cards beside seat {best}: the crib? dealer not set"
-            undecided.append(Undecided(_ordered(group), reason))
+            undecided.append(Undecided(_ordered(group), reason, "crib no dealer", (best,)))
             continue
         zone = "hand" if _along(best, u, v) >= zones.hand_edge else "play"
         zoned.setdefault((best, zone), []).append(group)
@@ -214,25 +229,34 @@ def assign_roles(
                 rows[zone] = _ordered(groups[0], seat, width, height)
             elif len(groups) == 1:
                 reason = f"{len(groups[0])} cards in seat {seat}'s {zone} zone (at most {limit})"
-                undecided.append(Undecided(_ordered(groups[0]), reason))
+                count = len(groups[0])
+                undecided.append(
+                    Undecided(_ordered(groups[0]), reason, "too many", (seat,), zone, count)
+                )
             elif groups:
                 reason = f"{len(groups)} separate groups in seat {seat}'s {zone} zone"
-                undecided.extend(Undecided(_ordered(g), reason) for g in groups)
+                undecided.extend(
+                    Undecided(_ordered(g), reason, "groups", (seat,), zone, len(groups))
+                    for g in groups
+                )
         seats[seat] = SeatCards(rows.get("hand", ()), rows.get("play", ()))
 
     starter = None
     if len(starters) == 1:
         starter = starters[0][0]
     elif starters:
+        reason = f"{len(starters)} lone cards in the centre"
         undecided.extend(
-            Undecided(tuple(s), f"{len(starters)} lone cards in the centre") for s in starters
+            Undecided(tuple(s), reason, "lone cards", count=len(starters)) for s in starters
         )
     crib: tuple[SeenCard, ...] = ()
     if len(cribs) == 1:
         crib = _ordered(cribs[0])
     elif cribs:
+        reason = f"{len(cribs)} groups of 4 beside the dealer"
         undecided.extend(
-            Undecided(_ordered(c), f"{len(cribs)} groups of 4 beside the dealer") for c in cribs
+            Undecided(_ordered(c), reason, "cribs", (dealer,) if dealer else (), count=len(cribs))
+            for c in cribs
         )
     return TableState(
         layout,
@@ -271,19 +295,25 @@ def with_roles(
         for seat in state.layout.seats
     }
     undecided = [
-        Undecided(kept, u.reason)
+        replace(u, cards=kept)
         for u in state.undecided
         if (kept := tuple(c for c in u.cards if c.card not in moved))
     ]
     starters = sorted(placed("starter"), key=lambda c: c is not state.starter)
     if len(starters) > 1:
         reason = f"{len(starters)} lone cards in the centre"
-        undecided.extend(Undecided((c,), reason) for c in starters[1:])
+        count = len(starters)
+        undecided.extend(Undecided((c,), reason, "lone cards", count=count) for c in starters[1:])
     crib_seats = [r.seat for r in target.values() if r.kind == "crib"]
     crib_seat = max(crib_seats, key=crib_seats.count) if crib_seats else None
     crib = placed("crib", crib_seat) if crib_seat is not None else []
     undecided.extend(
-        Undecided((seen[c],), f"crib of seat {r.seat} and of seat {crib_seat}")
+        Undecided(
+            (seen[c],),
+            f"crib of seat {r.seat} and of seat {crib_seat}",
+            "two cribs",
+            tuple(s for s in (r.seat, crib_seat) if s is not None),
+        )
         for c, r in target.items()
         if r.kind == "crib" and r.seat != crib_seat
     )

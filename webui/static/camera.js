@@ -26,22 +26,52 @@ function edgeName(edge) {
   return name ? name() : edge;
 }
 
-/* Boxes in picture pixels, on a canvas laid over a picture `width` × `height`. */
-function drawBoxes(canvas, width, height, cards, label = boxLabel) {
+/* Boxes in picture pixels, on a canvas laid over a picture `width` × `height`. With
+   `labelPx` (the canvas's width on the screen → the labels' height there, in CSS pixels) each
+   label is that tall on the screen whatever the picture's resolution, on a dark ground. */
+function drawBoxes(canvas, width, height, cards, label = boxLabel, labelPx = null) {
   canvas.width = width;
   canvas.height = height;
   const ctx = canvas.getContext("2d");
   ctx.clearRect(0, 0, width, height);
-  ctx.lineWidth = Math.max(2, width / 400);
-  ctx.font = `${Math.max(14, width / 40)}px system-ui`;
+  const scale = width / (canvas.clientWidth || width);  // picture pixels per screen pixel
+  const size = labelPx ? labelPx(width / scale) * scale : Math.max(14, width / 40);
+  ctx.lineWidth = Math.max(2, width / 400, labelPx ? 3 * scale : 0);
+  ctx.font = `${labelPx ? "bold " : ""}${Math.round(size)}px system-ui`;
+  const colour = (det) => (det.role === "undecided" ? "#ffb300" : "#00e676");
   for (const det of cards) {
     const [x1, y1, x2, y2] = det.box;
-    const colour = det.role === "undecided" ? "#ffb300" : "#00e676";
-    ctx.strokeStyle = colour;
+    ctx.strokeStyle = colour(det);
     ctx.strokeRect(x1, y1, x2 - x1, y2 - y1);
-    ctx.fillStyle = colour;
-    ctx.fillText(label(det), x1, Math.max(y1 - 4, 14));
   }
+  const placed = [];  // the big labels drawn so far: a row's overlapping cards must not hide each other's
+  for (const det of cards) {  // over every box: no box line crosses a name
+    ctx.fillStyle = colour(det);
+    if (labelPx) groundedLabel(ctx, label(det), det.box, size, colour(det), placed);
+    else ctx.fillText(label(det), det.box[0], Math.max(det.box[1] - 4, 14));
+  }
+}
+
+/* A label on its box, else beside it (above, below, left, right) where it covers the fewest of
+   the labels already `placed`, on a dark ground inside the picture: it reads over any cloth. */
+function groundedLabel(ctx, text, box, size, colour, placed) {
+  const [x1, y1, x2, y2] = box;
+  const pad = size * 0.2;
+  const w = ctx.measureText(text).width + 2 * pad;
+  const h = size * 1.2;
+  const [cx, cy] = [(x1 + x2 - w) / 2, (y1 + y2 - h) / 2];
+  const inside = ([x, y]) => [Math.min(Math.max(x, 0), ctx.canvas.width - w), Math.min(Math.max(y, 0), ctx.canvas.height - h)];
+  const overlap = ([x, y]) => placed.reduce((sum, r) =>
+    sum + Math.max(0, Math.min(x + w, r.x + r.w) - Math.max(x, r.x)) * Math.max(0, Math.min(y + h, r.y + r.h) - Math.max(y, r.y)), 0);
+  const spots = [[cx, cy], [cx, y1 - h], [cx, y2], [x1 - w, cy], [x2, cy]].map(inside);
+  const costs = spots.map(overlap);
+  const [x, y] = spots[costs.indexOf(Math.min(...costs))];  // the first of the least covered
+  placed.push({ x, y, w, h });
+  ctx.fillStyle = "rgba(0, 0, 0, 0.75)";
+  ctx.fillRect(x, y, w, h);
+  ctx.fillStyle = colour;
+  ctx.textBaseline = "middle";
+  ctx.fillText(text, x + pad, y + h / 2);
 }
 
 /* The cards to draw over a picture: those read on it. A smoothed table keeps a card through a
@@ -97,6 +127,7 @@ class Camera {
     this.interval = FRAME_INTERVAL_MS;  // table mode reads more often
     this.label = boxLabel;
     this.query = "";  // "?table=1": table mode applies what the camera sees
+    this.labelPx = null;  // table mode's labels read from across the table (see drawBoxes)
   }
   say(text) { this.status.textContent = text; }
   supported() {
@@ -168,7 +199,8 @@ class Camera {
         return;
       }
       const cards = answer.table ? answer.table.cards : answer.cards || [];
-      drawBoxes(this.overlay, this.video.videoWidth, this.video.videoHeight, overlayCards(cards), this.label);
+      drawBoxes(this.overlay, this.video.videoWidth, this.video.videoHeight, overlayCards(cards), this.label,
+        this.labelPx);
       const ms = Math.round(performance.now() - grabbed);
       this.latencies.push(ms);
       if (this.latencies.length > 50) this.latencies.shift();
@@ -226,8 +258,10 @@ window.addEventListener("storage", (event) => {
   }
 });
 
-/* The demo photo (a synthetic table rendered from the test deck) through the frame endpoint. */
-async function tryDemoPhoto(gameId, img, overlay, say) {
+/* The demo photo (a synthetic table rendered from the test deck) through the frame endpoint
+   (without `?table=1`: it is read and drawn, never applied to the game); `label` and `labelPx`
+   draw its cards as drawBoxes does. */
+async function tryDemoPhoto(gameId, img, overlay, say, label = boxLabel, labelPx = null) {
   say(t("Reading the demo photo…"));
   const blob = await (await fetch(DEMO_PHOTO)).blob();
   img.src = URL.createObjectURL(blob);
@@ -240,7 +274,7 @@ async function tryDemoPhoto(gameId, img, overlay, say) {
     return null;
   }
   const cards = answer.cards || [];
-  drawBoxes(overlay, img.naturalWidth, img.naturalHeight, cards);
+  drawBoxes(overlay, img.naturalWidth, img.naturalHeight, cards, label, labelPx);
   say((cards.length
     ? tn("The demo photo: {n} card read: {cards}.", "The demo photo: {n} cards read: {cards}.", cards.length,
       { cards: cards.map((c) => cardLabel(c.card)).join(" ") })

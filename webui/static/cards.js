@@ -11,6 +11,18 @@ function cardLabel(card) {
   return card.slice(0, -1) + (SUIT_SYMBOL[suit] || suit);
 }
 
+/* A card as a screen reader says it, in the page's language: "ace of spades", "10 of hearts". */
+function cardName(card) {
+  const rank = card.slice(0, -1);
+  const ranks = { A: () => tc("card", "ace"), J: () => tc("card", "jack"), Q: () => tc("card", "queen"),
+    K: () => tc("card", "king") };
+  return t("{rank} of {suit}", { rank: ranks[rank] ? ranks[rank]() : rank, suit: suitName(card.slice(-1)) });
+}
+function suitName(suit) {
+  const suits = { S: () => t("spades"), H: () => t("hearts"), D: () => t("diamonds"), C: () => t("clubs") };
+  return suits[suit] ? suits[suit]() : suit;
+}
+
 /* Card names inside the server's sentences ("fifteen 5C+5S for 2", "seat 1 was not dealt KS")
    written the way the rest of the page writes cards: 5♣+5♠, K♠. */
 function cardsInText(text) {
@@ -60,6 +72,9 @@ function cardChip(card) {
   const span = document.createElement("span");
   span.className = "card" + (isRed(card) ? " red" : "");
   span.textContent = cardLabel(card);
+  // a screen reader says "7 of hearts", not "7 black heart suit", in a button's name too
+  span.setAttribute("role", "img");
+  span.setAttribute("aria-label", cardName(card));
   return span;
 }
 
@@ -71,10 +86,10 @@ class CardPicker {
     this.wanted = 1;
     this.chosen = [];
     this.buttons = new Map();
-    for (const [suit, symbol] of SUITS) {
+    for (const [suit] of SUITS) {
       const row = document.createElement("div");
       row.className = "picker-suit";
-      row.setAttribute("aria-label", symbol);
+      row.setAttribute("aria-label", suitName(suit));
       container.appendChild(row);
       for (const rank of RANKS) {
         const card = rank + suit;
@@ -82,7 +97,7 @@ class CardPicker {
         button.type = "button";
         button.textContent = cardLabel(card);
         button.dataset.card = card;
-        button.setAttribute("aria-label", card);
+        button.setAttribute("aria-label", cardName(card));
         if (isRed(card)) button.classList.add("red");
         button.addEventListener("click", () => this.toggle(card));
         row.appendChild(button);

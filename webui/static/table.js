@@ -10,6 +10,8 @@ const $ = (id) => document.getElementById(id);
 const TABLE_FRAME_MS = 250;  // table mode reads often: a card laid shows within a second
 const UNDO_MS = 8000;  // how long a step the camera applied offers Undo and "Wrong card?"
 const CLAIM_MAX = 29;  // the most a hand can score
+const TROUBLE_MS = 1500;  // what the camera cannot place is said once it lasts: not one frame's slip
+const TROUBLE_GONE_MS = 1000;  // ...and unsaid once unseen this long (not a hand passing over it)
 let state = null;
 let mode = { question: null, last: null };
 let correcting = false;  // the "Wrong card?" choices are open
@@ -61,30 +63,59 @@ async function post(path, body) {
 }
 
 // -- the picture ---------------------------------------------------------------------------
-function followCamera(answer) {
+const tableLabel = (det) => cardLabel(det.card);  // the players know where their cards lie
+/* The card names on the picture, in CSS pixels for a picture `shown` px wide on the screen:
+   large enough to read from across the table, never larger than a card there. */
+const tableLabelPx = (shown) => Math.min(44, Math.max(22, shown / 14));
+
+/* `picture` (the page camera's): the frame's size in pixels (`width`, `height`), where its
+   cards' boxes lie; the server camera's view says its own (showServerCamera). */
+function followCamera(answer, picture) {
   if (answer.table_mode) {
     const before = JSON.stringify(mode);
     mode = answer.table_mode;
     if (JSON.stringify(mode) !== before) renderPrompt();
   }
+  if (answer.table && picture) followTroubles(answer.table, picture.width, picture.height);
 }
 
 function startBrowserCamera() {
-  const camera = new Camera(GAME, $("camera-video"), $("overlay"), $("camera-status"),
-    (answer) => followCamera(answer), () => { $("camera-start").hidden = false; });
+  const unavailable = () => { $("camera-start").hidden = false; $("demo-photo").hidden = false; };
+  const camera = new Camera(GAME, $("camera-video"), $("overlay"), $("camera-status"), followCamera, unavailable);
   camera.interval = TABLE_FRAME_MS;
-  camera.label = (det) => cardLabel(det.card);  // the players know where their cards lie
+  camera.label = tableLabel;
+  camera.labelPx = tableLabelPx;
   camera.query = "?table=1";
   camera.onStop = () => { $("camera-start").hidden = false; };
-  camera.onStart = () => offerTeaching($("view"), root.dataset.deck);
+  camera.onStart = () => {
+    $("demo-photo").hidden = true;
+    $("demo-img").hidden = true;
+    $("camera-video").hidden = false;
+    offerTeaching($("teach-slot"), root.dataset.deck);  // beside the picture, never over it
+  };
   $("camera-start").addEventListener("click", async () => {
     $("camera-start").hidden = true;
     await camera.start();
   });
+  $("demo-photo").addEventListener("click", showDemo);
   camera.available().then((has) => {
     if (has) { $("camera-start").hidden = true; camera.start(); }
-    else $("camera-status").textContent = t("No camera found on this device: start one, or play on the form.");
+    else {
+      $("camera-status").textContent = t("No camera found on this device: start one, try the demo photo, or play on the form.");
+      $("demo-photo").hidden = false;
+    }
   });
+}
+
+/* The demo photo read as the camera would read it: the cards named on it, the game left as it
+   is (the frame is not posted for table mode: nothing of it is applied). Its buttons go, so that
+   nothing covers the cards; a camera plugged in later starts on a reload. */
+async function showDemo() {
+  $("demo-photo").hidden = true;
+  $("camera-start").hidden = true;
+  $("camera-video").hidden = true;
+  await tryDemoPhoto(GAME, $("demo-img"), $("overlay"), (text) => { $("camera-status").textContent = text; },
+    tableLabel, tableLabelPx);
 }
 
 function showServerCamera(view) {
@@ -99,9 +130,84 @@ function showServerCamera(view) {
     img.hidden = false;
     const cards = view.table ? overlayCards(view.table.cards) : [];
     img.onload = () => drawBoxes($("overlay"), view.frame.size[0], view.frame.size[1], cards,
-      (det) => cardLabel(det.card));
+      tableLabel, tableLabelPx);
     img.src = `/api/camera/frame.jpg?r=${view.revision}`;
+    if (view.table) followTroubles({ ...view.table, seats: serverSeats(view) }, ...view.frame.size);
   }
+}
+
+/* The server camera's seats as the page camera's table gives them: each edge's game seat. */
+function serverSeats(view) {
+  return Object.fromEntries((view.seats || []).map((s) => [s.edge, s.seat]));
+}
+
+// -- what the camera cannot place ----------------------------------------------------------
+/* Each group of cards the camera cannot place (the table's `undecided`) said in large type
+   with what to do, once it has lasted TROUBLE_MS; by key: { since, seen, text } (ms). */
+const troubles = new Map();
+
+/* Follow the camera's table, its boxes in a picture `width` × `height`. */
+function followTroubles(table, width, height, now = performance.now()) {
+  for (const group of table.undecided || []) {
+    const key = [group.code, group.edges, group.zone, group.cards].join(" ");
+    const known = troubles.get(key);
+    troubles.set(key, { since: known ? known.since : now, seen: now, text: troubleText(group, table, width, height) });
+  }
+  for (const [key, trouble] of troubles) if (now - trouble.seen > TROUBLE_GONE_MS) troubles.delete(key);
+  const lasting = [...troubles.values()].filter((trouble) => now - trouble.since >= TROUBLE_MS);
+  renderTroubles([...new Set(lasting.map((trouble) => trouble.text))]);
+}
+
+function renderTroubles(texts) {
+  const box = $("trouble");
+  if (box.textContent === texts.join("")) return;  // unchanged: a screen reader says it once
+  box.replaceChildren(...texts.map((text) => el("p", {}, text)));
+  box.hidden = !texts.length;
+  root.classList.toggle("troubled", texts.length > 0);
+}
+
+/* What the camera does not understand about a group and what to do, from its codes. */
+function troubleText(group, table, width, height) {
+  const n = group.cards.length;
+  const cards = group.cards.map(cardLabel).join(" ");
+  const where = whereOnPicture(group.cards, table, width, height);
+  const [name, other] = group.edges.map((edge) => edgePlayer(table, edge));
+  switch (group.code) {
+    case "no seat": return tn("{cards} {where} is not in front of any player: move it in front of a player.",
+      "{cards} {where} are not in front of any player: move them in front of a player.", n, { cards, where });
+    case "between seats": return tn("{cards} {where} lies between {name} and {other}: move it in front of one of them.",
+      "{cards} {where} lie between {name} and {other}: move them in front of one of them.", n, { cards, where, name, other });
+    case "centre": return t("{cards} lie together in the middle, where only the starter goes: move them in front of their players.", { cards });
+    case "lone cards": return t("{n} single cards lie in the middle, where only the starter goes: move the others in front of their players.", { n: group.count });
+    case "too many": return t("{n} cards lie together in front of {name}: keep the played cards apart from the hand.", { n: group.count, name });
+    case "groups": return group.zone === "hand"
+      ? t("{name}'s hand lies in {n} separate groups: keep it together.", { name, n: group.count })
+      : t("{name}'s played cards lie in {n} separate groups: lay them in one row.", { name, n: group.count });
+    case "crib no dealer": return t("{cards} beside {name} may be the crib, but no one deals yet: choose who deals.", { cards, name });
+    case "cribs": return t("{n} groups of 4 cards lie beside the dealer: only the crib goes there.", { n: group.count });
+    case "two cribs": return t("{cards} lies as a crib beside {name} and beside {other}: keep the crib beside the dealer only.", { cards, name, other });
+    default: return tableWords(group.reason);
+  }
+}
+
+/* The player at a picture's edge (the table's `seats`: each edge's game seat), or the edge. */
+function edgePlayer(table, edge) {
+  const seat = (table.seats || {})[edge];
+  return seat === undefined || seat === null || !state ? edgeName(edge) : seatName(seat);
+}
+
+/* Where `cards` lie in the picture, in a third of it each way: "at the left of the picture". */
+function whereOnPicture(cards, table, width, height) {
+  const boxes = table.cards.filter((c) => cards.includes(c.card)).map((c) => c.box);
+  if (!boxes.length || !width || !height) return "";
+  const third = (centre, size) => Math.min(2, Math.max(0, Math.floor((3 * centre) / size)));
+  const x = third(boxes.reduce((sum, b) => sum + b[0] + b[2], 0) / 2 / boxes.length, width);
+  const y = third(boxes.reduce((sum, b) => sum + b[1] + b[3], 0) / 2 / boxes.length, height);
+  return [
+    [() => t("at the top left of the picture"), () => t("at the top of the picture"), () => t("at the top right of the picture")],
+    [() => t("at the left of the picture"), () => t("in the middle of the picture"), () => t("at the right of the picture")],
+    [() => t("at the bottom left of the picture"), () => t("at the bottom of the picture"), () => t("at the bottom right of the picture")],
+  ][y][x]();
 }
 
 // -- the score and the count ---------------------------------------------------------------
@@ -227,6 +333,13 @@ function bigButton(label, onclick, cls = "") {
   return el("button", { type: "button", class: `big ${cls}`.trim(), onclick }, label);
 }
 
+/* A big button naming cards: "5♥ 5♣" to see, "5 of hearts, 5 of clubs" to a screen reader. */
+function cardButton(cards, onclick) {
+  const button = bigButton(cardsLabel(cards), onclick, "card-answer");
+  button.setAttribute("aria-label", cards.map(cardName).join(", "));
+  return button;
+}
+
 function cardsLabel(cards) {
   const span = el("span", { class: "cards" });
   for (const card of cards) span.append(cardChip(card));
@@ -249,8 +362,7 @@ function question(q) {
   }
   const options = el("div", { class: "options" });
   for (const option of q.options) {
-    options.append(bigButton(cardsLabel(option.cards),
-      () => post(`/api/games/${GAME}/table/answer`, { key, cards: option.cards }), "card-answer"));
+    options.append(cardButton(option.cards, () => post(`/api/games/${GAME}/table/answer`, { key, cards: option.cards })));
   }
   const form = el("a", { href: `/games/${GAME}` }, t("form"));
   if (!q.options.length) node.append(el("p", {}, ...tx("Enter it on the {form}.", { form })));
@@ -273,7 +385,7 @@ function applied(last) {
   if (correcting) {
     const fix = (cards) => post(`/api/games/${GAME}/table/undo`, { key: last.key, cards });
     const fixes = el("div", { class: "options" });
-    for (const option of others) fixes.append(bigButton(cardsLabel(option.cards), () => fix(option.cards), "card-answer"));
+    for (const option of others) fixes.append(cardButton(option.cards, () => fix(option.cards)));
     node.append(fixes);
     if (last.kind === "crib") {
       const form = el("a", { href: `/games/${GAME}` }, t("the form"));

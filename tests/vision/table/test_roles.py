@@ -124,11 +124,20 @@ def test_ambiguous_groups_are_undecided_with_reasons() -> None:
     }
     four = ["bottom", "left", "top", "right"]
     cases["between seats left and bottom"] = [row_detections(["AS", "2S"], (120, 640))]
+    codes = {  # the same reasons as data, for a page to say in its language
+        "not in front of any seat": ("no seat", (), "", 0),
+        "lone cards in the centre": ("lone cards", (), "", 2),
+        "3 cards in the centre": ("centre", (), "", 3),
+        "separate groups in seat bottom's hand zone": ("groups", ("bottom",), "hand", 2),
+        "(at most 4)": ("too many", ("bottom",), "play", 5),
+        "between seats left and bottom": ("between seats", ("left", "bottom"), "", 0),
+    }
     for reason, parts in cases.items():
         layout = TableLayout(four if "left" in reason else seats)
         state = assign_roles(cards_from_detections(table(parts)), layout, SIZE)
         assert state.undecided, reason
         assert all(reason in u.reason for u in state.undecided), (reason, state.undecided)
+        assert {(u.code, u.seats, u.zone, u.count) for u in state.undecided} == {codes[reason]}
         assert set(state.roles().values()) == {Role("undecided")}
 
 
