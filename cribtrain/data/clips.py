@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -120,12 +120,21 @@ class _Table:
 
 
 def _render(
-    deck: Deck, placements: list[Placement], seed: int, glyph: float
+    deck: Deck,
+    placements: list[Placement],
+    seed: int,
+    glyph: float,
+    detail: int = 1,
+    margin: int = 0,
 ) -> npt.NDArray[np.float32]:
-    """The table with these cards, lit and textured the same way for every state of a clip."""
-    config = SynthConfig(size=FRAME, effects=False, perspective=False, glyph_px=(glyph, glyph),
-                         board=0.0)  # fmt: skip
-    scene = make_scene([deck], scene_rng(seed, 0), config, placements=list(placements))
+    """The table with these cards, lit and textured the same way for every state of a clip;
+    `detail` render pixels a table pixel (a camera close to some cards sees them finer), and
+    `margin` table pixels of bare table around the square (a camera at an angle sees more)."""
+    config = SynthConfig(size=(FRAME + 2 * margin) * detail, effects=False, perspective=False,
+                         glyph_px=(glyph * detail, glyph * detail), board=0.0)  # fmt: skip
+    shift = np.array([[0, 0, margin], [0, 0, margin]], np.float64)
+    scaled = [replace(p, M=(p.M + shift) * detail) for p in placements]
+    scene = make_scene([deck], scene_rng(seed, 0), config, placements=scaled)
     return np.asarray(scene.image[..., ::-1], np.float32)
 
 
@@ -141,6 +150,16 @@ def _lighting(seed: int) -> npt.NDArray[np.float32]:
 def _hand(frame: npt.NDArray[np.float32], rng: np.random.Generator, reach: tuple[float, float],
           seat: Seat) -> None:  # fmt: skip
     """A hand reaching in from a seat's edge with its fingertips at `reach`: palm, fingers, arm."""
+    mask, colour = hand_layer(rng, reach, seat)
+    frame *= 1 - mask
+    frame += colour
+
+
+def hand_layer(
+    rng: np.random.Generator, reach: tuple[float, float], seat: Seat
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """A hand over the table plane: its coverage (FRAME, FRAME, 1) and its colour, already
+    multiplied by the coverage."""
     mask: npt.NDArray[Any] = np.zeros((FRAME, FRAME), np.float32)
     (tx, ty), (ax, ay) = towards(seat), (abs(v) for v in rightwards(seat))
 
@@ -160,8 +179,7 @@ def _hand(frame: npt.NDArray[np.float32], rng: np.random.Generator, reach: tuple
     mask = cv2.GaussianBlur(mask, (0, 0), 2.0)[..., None]
     skin = np.array([140, 172, 224], np.float32) * rng.uniform(0.7, 1.1)  # BGR
     shade = 0.85 + 0.15 * np.clip(cv2.GaussianBlur(mask[..., 0], (0, 0), 12), 0, 1)[..., None]
-    frame *= 1 - mask
-    frame += mask * skin * shade
+    return np.asarray(mask, np.float32), np.asarray(mask * skin * shade, np.float32)
 
 
 def _through_camera(

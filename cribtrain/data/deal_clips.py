@@ -29,6 +29,7 @@ from cribtrain.data.clips import (
     _through_camera,
     withdrawing,
 )
+from cribtrain.data.poses import MARGIN, View, through_view
 from cribtrain.data.synth import Deck
 from scorer.cards import Card, ensure_distinct, parse_card
 from scorer.pegging import PegAction, Pegging
@@ -209,20 +210,22 @@ def crib_spots(table: _Table, dealer: Seat) -> list[tuple[float, float, float]]:
 
 def deal_clip(
     deck: Deck, script: DealScript, *, seed: int, camera: CameraConfig = DEFAULT_CAMERA,
-    hold: int = 6,
+    hold: int = 6, sight: View | None = None,
 ) -> DealClip:  # fmt: skip
     """The deal's table states, each held `hold` frames, seen by a shaking camera in a room
     whose light drifts slowly; a hand withdraws over the table after each card laid and the
-    crib turned."""
+    crib turned. The camera looks straight down on a square picture, or from `sight`'s pose
+    (`camera.glyph` is then the index height on the table plane, before the projection)."""
     rng = np.random.default_rng([seed, 5])
     light = _lighting(seed)
     states = _states(deck, script, camera.glyph)
     total = len(states) * hold
     phase = rng.uniform(0, 2 * np.pi)
+    detail, margin = (1, 0) if sight is None else (sight.detail, MARGIN)
     frames: list[Image] = []
     marks: list[DealMark] = []
     for state in states:
-        rendered = _render(deck, state.table.placements, seed, camera.glyph)
+        rendered = _render(deck, state.table.placements, seed, camera.glyph, detail, margin)
         if state.mark is not None:
             marks.append(replace(state.mark, frame=len(frames)))
         for k in range(hold):
@@ -231,7 +234,10 @@ def deal_clip(
                 spot, seat = state.hand
                 hand = (withdrawing(spot, seat, k, rng), seat)
             gain = 1 + camera.light_drift * math.sin(2 * math.pi * len(frames) / total + phase)
-            frames.append(_through_camera(rendered, light, rng, camera, hand, gain))
+            if sight is None:
+                frames.append(_through_camera(rendered, light, rng, camera, hand, gain))
+            else:
+                frames.append(through_view(rendered, light, rng, camera, sight, detail, hand, gain))
     plays, dealer = script.plays, script.dealer_seat
     roles = {card: Role("play", seat) for seat, card in plays}
     roles |= {card: Role("crib", dealer) for card in script.crib}
