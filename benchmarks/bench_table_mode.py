@@ -4,13 +4,15 @@ prior, and the time from a card laid to the page showing it.
 Run from the repository root: ``python benchmarks/bench_table_mode.py [--seeds N] [--art DIR]``.
 Each held-out deck (rendered under ``--art`` by ``cribcam cardart``; the committed small Dondorf
 otherwise) deals ``--seeds`` random deals of 2 and of 3 players (`deal_clip`), seen by the
-clips' webcam and by a poor one, followed frame by frame by the shipped reader, the smoother and
-table mode, a player answering each question (`cribtrain.measure.table_mode`). Printed per deck,
-camera and player count: deals whose scores match the deal entered by hand; taps per deal (mean,
-max) and a game to 121 at that rate; events (starter, each play, each crib card) right by the
-reader's first choice and with the deal prior; the questions asked, and the events never seen
-(each entered on the form); frames and seconds from a card's first frame to its step (the page
-posts a frame every `PAGE_INTERVAL` s, or as fast as frames are read when slower); ms per frame.
+clips' webcam and by a poor one (looking straight down, and ``--poses`` from where a phone
+stands: propped at the near edge, at the side, at a corner; ``--sizes`` 720p, 1080p), followed
+frame by frame by the shipped reader, the smoother and table mode, a player answering each
+question (`cribtrain.measure.table_mode`). Printed per deck, pose, camera and player count:
+deals whose scores match the deal entered by hand; taps per deal (mean, max) and a game to 121
+at that rate; events (starter, each play, each crib card) right by the reader's first choice and
+with the deal prior; the questions asked, and the events never seen (each entered on the form);
+frames and seconds from a card's first frame to its step (the page posts a frame every
+`PAGE_INTERVAL` s, or as fast as frames are read when slower); ms per frame.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from benchmarks.bench_clips import FIXTURE, random_deal
 from cribtrain.data.cardart import held_out
 from cribtrain.data.clips import DEFAULT_CAMERA, CameraConfig
 from cribtrain.data.deal_clips import deal_clip
+from cribtrain.data.poses import FRAME_SIZES, POSES, View, view
 from cribtrain.data.synth import Deck, load_decks
 from cribtrain.measure.table_mode import by_hand, follow_clip
 from vision.reading import CardReader
@@ -47,8 +50,8 @@ CAMERAS = {
 }
 
 
-def bench(deck: Deck, reader: CardReader, seeds: int, players: int, camera: str
-          ) -> dict[str, object]:  # fmt: skip
+def bench(deck: Deck, reader: CardReader, seeds: int, players: int, camera: str,
+          sight: View | None = None) -> dict[str, object]:  # fmt: skip
     right_scores = events = first = prior = 0
     taps: list[int] = []
     frames: list[int] = []
@@ -57,7 +60,7 @@ def bench(deck: Deck, reader: CardReader, seeds: int, players: int, camera: str
     missed: list[str] = []
     for seed in range(seeds):
         script = random_deal(players, np.random.default_rng([seed, players, 11]))
-        clip = deal_clip(deck, script, seed=seed, camera=CAMERAS[camera])
+        clip = deal_clip(deck, script, seed=seed, camera=CAMERAS[camera], sight=sight)
         followed = follow_clip(clip, reader)
         right_scores += followed.game.scores == by_hand(script).scores
         taps.append(followed.taps)
@@ -73,6 +76,7 @@ def bench(deck: Deck, reader: CardReader, seeds: int, players: int, camera: str
     seconds = [f * period + per_frame for f in frames]
     return {
         "deck": deck.name,
+        "pose": "overhead, square" if sight is None else _pose_name(sight),
         "camera": camera,
         "players": players,
         "scores right": f"{right_scores}/{seeds}",
@@ -91,17 +95,33 @@ def bench(deck: Deck, reader: CardReader, seeds: int, players: int, camera: str
     }  # fmt: skip
 
 
+def _pose_name(sight: View) -> str:
+    name = next(name for name, pose in POSES.items() if pose == sight.pose)
+    size = next(name for name, size in FRAME_SIZES.items() if size == sight.size)
+    return f"{name}, {size}"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=4, help="deals of each size per deck (4)")
     parser.add_argument("--art", type=Path, help="rendered card art (cribcam cardart)")
+    parser.add_argument("--poses", nargs="*", choices=sorted(POSES), default=[],
+                        help="also from these poses of a phone (cribtrain.data.poses)")  # fmt: skip
+    parser.add_argument("--sizes", nargs="+", choices=sorted(FRAME_SIZES), default=["720p"],
+                        help="the posed camera's frame sizes (720p)")  # fmt: skip
+    parser.add_argument("--players", nargs="+", type=int, choices=(2, 3), default=[2, 3])
+    parser.add_argument("--cameras", nargs="+", choices=sorted(CAMERAS), default=sorted(CAMERAS))
     args = parser.parse_args()
     folders = [args.art / name for name in held_out()] if args.art else [FIXTURE]
+    sights: list[View | None] = [None]
+    sights += [view(POSES[pose], FRAME_SIZES[size]) for pose in args.poses for size in args.sizes]
     reader = CardReader()
     for deck in load_decks([f for f in folders if f.exists()]):
-        for camera in CAMERAS:
-            for players in (2, 3):
-                print(json.dumps(bench(deck, reader, args.seeds, players, camera)), flush=True)
+        for sight in sights:
+            for camera in args.cameras:
+                for players in args.players:
+                    figures = bench(deck, reader, args.seeds, players, camera, sight)
+                    print(json.dumps(figures), flush=True)
     return 0
 
 
