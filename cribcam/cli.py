@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from cribcam import __version__
 from cribcam.commands import art, decks, reading, scoring, serve, train
+from cribcam.errors import CommandError
 from scorer.errors import CribbageError
 from vision.errors import VisionError
 
@@ -33,7 +34,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         result: int = args.run(args)
-    except (CribbageError, VisionError, OSError) as error:  # OSError: a path that cannot be used
+    except (CribbageError, CommandError, VisionError, OSError) as error:  # OSError: a bad path
         print(f"cribcam {args.command}: error: {error}", file=sys.stderr)
         return 2
     return result

@@ -12,7 +12,7 @@ points of each discard are a dot product of that histogram with a slice of a tab
 13^5 rank tuples (built from the same `analyse_ranks` that `score_show` uses). The 5-card
 flush and nobs, the only suit-dependent crib points, are counted separately.
 
->>> from scorer.cards import parse_cards
+>>> from scorer.cards import format_cards, parse_cards
 >>> advice = advise(parse_cards("5H 5D JC 6S 9H QD".split()), role=Role.DEALER)
 >>> best = advice.best
 >>> format_cards(best.discard), format_cards(best.keep), best.hand_min, best.hand_max
@@ -33,7 +33,7 @@ from functools import cache
 import numpy as np
 import numpy.typing as npt
 
-from scorer.cards import DECK, Card, format_cards, parse_cards
+from scorer.cards import DECK, Card, parse_cards
 from scorer.errors import CribbageError, InvalidHandError
 from scorer.ranktable import KEY_BASE, rank_points_by_sorted_key
 from scorer.settings import Settings, Variant
@@ -181,15 +181,20 @@ def advise(
 
 def _check(cards: tuple[Card, ...], settings: Settings, role: Role) -> None:
     if len(cards) != settings.dealt_per_player:
-        hint = ""
-        if settings.players == 2 and settings.variant is Variant.SIX_CARD and len(cards) == 5:
-            hint = " (five-card cribbage is --variant five-card; three or four players, --players)"
-        raise InvalidHandError(
-            f"{describe_game(settings)} deals {settings.dealt_per_player} cards, got {len(cards)}: "
-            f"{format_cards(cards)}{hint}"
-        )
+        raise _wrong_deal_size(cards, settings)
     if role is Role.PARTNER and settings.players != 4:
-        raise CribbageError("only four-player cribbage has partners")
+        raise CribbageError("no_partners")
+
+
+def _wrong_deal_size(cards: tuple[Card, ...], settings: Settings) -> InvalidHandError:
+    """Too many or too few cards dealt, naming the game as `describe_game` does."""
+    counts = {"wanted": settings.dealt_per_player, "given": len(cards), "cards": cards}
+    if settings.players > 2:
+        code = "advice_three_players" if settings.players == 3 else "advice_four_players"
+        return InvalidHandError(code, **counts)
+    if settings.variant is Variant.SIX_CARD and len(cards) == 5:
+        return InvalidHandError("advice_five_cards", **counts)
+    return InvalidHandError("advice_two_players", variant=settings.variant.value, **counts)
 
 
 class _CribDeals:

@@ -61,11 +61,11 @@ class Card(_CardFields):
 
     def __new__(cls, rank: int, suit: Suit | str) -> Card:
         if type(rank) is not int or not 1 <= rank <= 13:
-            raise InvalidCardError(f"rank {rank!r} is not a card rank (1 to 13)")
+            raise InvalidCardError("bad_rank", value=repr(rank))
         try:
             suit = Suit(suit)
         except ValueError:
-            raise InvalidCardError(f"suit {suit!r} is not a suit (C, D, H or S)") from None
+            raise InvalidCardError("bad_suit", value=repr(suit)) from None
         return super().__new__(cls, rank, suit)
 
     @property
@@ -102,12 +102,12 @@ def parse_card(text: str) -> Card:
     scorer.errors.InvalidCardError: '1X' is not a card
     """
     if not isinstance(text, str):
-        raise InvalidCardError(f"{text!r} is not a card")
+        raise InvalidCardError("not_a_card", value=repr(text))
     cleaned = text.strip().upper()
     rank = _RANK_ALIASES.get(cleaned[:-1])
     suit = _SUIT_ALIASES.get(cleaned[-1:])
     if rank is None or suit is None:
-        raise InvalidCardError(f"{text!r} is not a card")
+        raise InvalidCardError("not_a_card", value=repr(text))
     return DECK[(rank - 1) * 4 + _SUIT_ORDER[suit]]
 
 
@@ -120,7 +120,7 @@ def parse_cards(texts: Iterable[str | Card]) -> list[Card]:
 
 def _checked(card: object) -> Card:
     if not isinstance(card, Card):
-        raise InvalidCardError(f"{card!r} is not a card")
+        raise InvalidCardError("not_a_card", value=repr(card))
     return card
 
 
@@ -129,7 +129,7 @@ def ensure_distinct(cards: Iterable[Card]) -> None:
     seen: set[Card] = set()
     for card in cards:
         if card in seen:
-            raise DuplicateCardError(f"{card} appears twice")
+            raise DuplicateCardError("duplicate_card", card=card)
         seen.add(card)
 
 

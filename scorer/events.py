@@ -61,16 +61,16 @@ class Action:
     @classmethod
     def from_json(cls, data: Any) -> Action:
         if not isinstance(data, dict) or not isinstance(data.get("kind"), str):
-            raise GameError(f"an action must be an object with a 'kind', got {data!r}")
+            raise GameError("action_not_object", value=repr(data))
         for name in ("seat", "claim", "points"):
             if data.get(name) is not None and type(data[name]) is not int:
-                raise GameError(f"action {name} must be an integer, got {data[name]!r}")
+                raise GameError("action_field_not_integer", name=name, value=repr(data[name]))
         cards = data.get("cards", [])
         if not isinstance(cards, list):
-            raise GameError(f"action cards must be a list, got {cards!r}")
+            raise GameError("action_cards_not_list", value=repr(cards))
         moot = data.get("moot", False)
         if type(moot) is not bool:
-            raise GameError(f"action moot must be true or false, got {moot!r}")
+            raise GameError("action_moot_not_bool", value=repr(moot))
         return cls(
             kind=data["kind"],
             seat=data.get("seat"),

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from scorer.cards import Card, ensure_distinct, format_cards
-from scorer.errors import CribbageError, GameError, IllegalPlayError
+from scorer.cards import Card, ensure_distinct
+from scorer.errors import CribbageError, GameError, IllegalPlayError, Phrase, phrase
 from scorer.events import Action, Event, EventKind, Outcome
 from scorer.muggins import ClaimCheck, ClaimOutcome, check_claim
 from scorer.pegging import PegAction, Pegging
@@ -43,6 +43,11 @@ _PEG_EVENT = {
     PegAction.GO_POINT: EventKind.GO_POINT,
     PegAction.LAST_CARD: EventKind.LAST_CARD,
 }
+
+
+def _deal_error(number: int, code: str, /, **values: object) -> GameError:
+    """A refusal about deal `number`, named first: "deal 3: seat 1 has already discarded"."""
+    return GameError("in_deal", number=number, message=phrase(code, **values))
 
 
 @dataclass
@@ -204,7 +209,7 @@ class Game:
     def undo(self) -> Action:
         """Remove the last action and everything it caused."""
         if not self.actions:
-            raise GameError("nothing to undo")
+            raise GameError("nothing_to_undo")
         action = self.actions.pop()
         self._replay()
         return action
@@ -220,14 +225,15 @@ class Game:
     @classmethod
     def from_json(cls, data: Any) -> Game:
         if not isinstance(data, dict):
-            raise GameError(f"a saved game is a JSON object, got {data!r}")
+            raise GameError("saved_game_not_object", value=repr(data))
         game = cls(Settings.from_json(data.get("settings", {})),
                    first_dealer=data.get("first_dealer"))  # fmt: skip
         for number, raw in enumerate(data.get("actions", []), start=1):
             try:
                 game._perform(Action.from_json(raw))
             except CribbageError as error:
-                raise GameError(f"action {number} {raw!r}: {error}") from None
+                raise GameError("in_saved_action", number=number, value=repr(raw),
+                                message=error) from None  # fmt: skip
         return game
 
     def state_json(self) -> dict[str, Any]:
@@ -274,7 +280,7 @@ class Game:
     def _apply(self, action: Action) -> None:
         muggable, self._muggable = self._muggable, None  # the window closes with any action
         if action.moot and action.kind != "muggins":
-            raise GameError(f"only a muggins call can be moot, not a {action.kind}")
+            raise GameError("moot_not_muggins", kind=action.kind)
         if action.kind == "muggins":
             self._apply_muggins(action, muggable)
             return
@@ -290,18 +296,21 @@ class Game:
             "correct": self._apply_correct,
         }.get(action.kind)
         if handler is None:
-            raise GameError(f"unknown action {action.kind!r}")
+            raise GameError("unknown_action", value=repr(action.kind))
         if self.phase is Phase.OVER and action.kind != "show":
-            raise GameError(f"the game is over: no more {action.kind}")
+            raise GameError("game_over", kind=action.kind)
         handler(action)
 
-    def _expect(self, phase: Phase, what: str) -> None:
+    def _expect(self, phase: Phase, action: Phrase) -> None:
         if self.phase is not phase:
-            raise GameError(f"cannot {what} now: the game is at the {self.phase.value} phase")
+            raise GameError("wrong_phase", action=action, phase=self.phase.value)
 
     def _check_seat(self, seat: int | None) -> int:
-        if type(seat) is not int or not 0 <= seat < self.settings.players:
-            raise GameError(f"seat {seat!r} is not a seat of {self.settings.players} players")
+        players = self.settings.players
+        if type(seat) is not int:
+            raise GameError("seat_not_a_number", value=repr(seat), players=players)
+        if not 0 <= seat < players:
+            raise GameError("not_a_seat", seat=seat, players=players)
         return seat
 
     def _start(self, dealer: int) -> None:
@@ -312,23 +321,23 @@ class Game:
             self._score(pone, EventKind.THREE_FOR_LAST, 3, note="three for last to the non-dealer")
 
     def _apply_cut(self, action: Action) -> None:
-        self._expect(Phase.CUT_FOR_DEAL, "cut for deal")
+        self._expect(Phase.CUT_FOR_DEAL, phrase("cut_for_deal"))
         cuts = action.cards
         if len(cuts) != self.players:
-            raise GameError(f"cut for deal needs {self.players} cards, got {len(cuts)}")
+            raise GameError("cut_size", wanted=self.players, given=len(cuts))
         ensure_distinct(cuts)
         low = min(card.rank for card in cuts)
         lowest = [seat for seat, card in enumerate(cuts) if card.rank == low]
         if len(lowest) > 1:
-            raise GameError(f"tie for lowest cut ({format_cards(cuts)}): cut again")
+            raise GameError("tied_cut", cards=cuts)
         self._start(lowest[0])
 
     def _apply_dealer(self, action: Action) -> None:
-        self._expect(Phase.CUT_FOR_DEAL, "choose the dealer")
+        self._expect(Phase.CUT_FOR_DEAL, phrase("choose_dealer"))
         self._start(self._check_seat(action.seat))
 
     def _apply_deal(self, action: Action) -> None:
-        self._expect(Phase.DEAL, "deal")
+        self._expect(Phase.DEAL, phrase("deal"))
         assert self.dealer is not None
         settings = self.settings
         number = self.deals_played + 1
@@ -338,11 +347,9 @@ class Game:
             per, extra = settings.dealt_per_player, settings.crib_cards_from_pack
             wanted = per * self.players + extra
             if len(action.cards) != wanted:
-                raise GameError(
-                    f"deal {number}: {self.players} hands of {per}"
-                    f"{' and one crib card' if extra else ''} are {wanted} cards, "
-                    f"got {len(action.cards)}"
-                )
+                code = "deal_size_with_crib_card" if extra else "deal_size"
+                raise _deal_error(number, code, players=self.players, per=per, wanted=wanted,
+                                  given=len(action.cards))  # fmt: skip
             ensure_distinct(action.cards)
             hands = [list(action.cards[s * per : (s + 1) * per]) for s in range(self.players)]
             self.deal_state = _Deal(number, self.dealer, hands, action.cards[wanted - extra :])
@@ -350,41 +357,39 @@ class Game:
         self.phase = Phase.DISCARD
 
     def _apply_discard(self, action: Action) -> None:
-        self._expect(Phase.DISCARD, "discard")
+        self._expect(Phase.DISCARD, phrase("discard"))
         deal = self._deal()
         seat = self._check_seat(action.seat)
         if seat in deal.discards:
-            raise GameError(f"deal {deal.number}: seat {seat} has already discarded")
+            raise _deal_error(deal.number, "already_discarded", seat=seat)
         wanted = self.settings.discards_per_player
         if action.hidden:
             if deal.hands is not None:
-                raise GameError(f"deal {deal.number}: the hands are known: name the discards")
+                raise _deal_error(deal.number, "hands_known")
         else:
             if len(action.cards) != wanted:
-                raise GameError(
-                    f"deal {deal.number}: seat {seat} lays away {wanted}, "
-                    f"not {len(action.cards)} ({format_cards(action.cards)})"
-                )
+                raise _deal_error(deal.number, "discard_size", seat=seat, wanted=wanted,
+                                  given=len(action.cards), cards=action.cards)  # fmt: skip
             ensure_distinct(action.cards)
             for card in action.cards:
                 if deal.hands is not None and card not in deal.hands[seat]:
-                    raise GameError(f"deal {deal.number}: seat {seat} was not dealt {card}")
+                    raise _deal_error(deal.number, "not_dealt", seat=seat, card=card)
                 self._check_unseen(card, deal)
         deal.discards[seat] = action.cards
         if len(deal.discards) == self.players:
             self.phase = Phase.STARTER
 
     def _apply_starter(self, action: Action) -> None:
-        self._expect(Phase.STARTER, "turn the starter")
+        self._expect(Phase.STARTER, phrase("turn_starter"))
         deal = self._deal()
         if len(action.cards) != 1:
-            raise GameError("the starter is one card")
+            raise GameError("starter_one_card")
         starter = action.cards[0]
         self._check_unseen(starter, deal)
         if deal.hands is not None and any(starter in hand for hand in deal.hands):
-            raise GameError(f"deal {deal.number}: the starter {starter} was dealt to a player")
+            raise _deal_error(deal.number, "starter_dealt", card=starter)
         if starter in deal.crib_from_pack:
-            raise GameError(f"deal {deal.number}: the starter {starter} is in the crib")
+            raise _deal_error(deal.number, "starter_in_crib", card=starter)
         deal.starter = starter
         kept = None
         if deal.hands is not None:
@@ -404,30 +409,30 @@ class Game:
             self._absorb_pegging(deal, start=0)
 
     def _apply_play(self, action: Action) -> None:
-        self._expect(Phase.PLAY, "play a card")
+        self._expect(Phase.PLAY, phrase("play_a_card"))
         deal = self._deal()
         seat = self._check_seat(action.seat)
         card = action.cards[0] if len(action.cards) == 1 else None
         if card is None:
-            raise GameError("a play is one card")
+            raise GameError("play_one_card")
         self._check_unseen(card, deal, playing=True)
         pegging = self._pegging(deal)
         start = len(pegging.events)
         try:
             pegging.play(seat, card)
         except IllegalPlayError as error:
-            raise IllegalPlayError(f"deal {deal.number}: {error}") from None
+            raise IllegalPlayError("in_deal", number=deal.number, message=error) from None
         self._absorb_pegging(deal, start, claim=action.claim)
 
     def _apply_go(self, action: Action) -> None:
-        self._expect(Phase.PLAY, "say go")
+        self._expect(Phase.PLAY, phrase("say_go"))
         deal = self._deal()
         pegging = self._pegging(deal)
         start = len(pegging.events)
         try:
             pegging.go(self._check_seat(action.seat))
         except IllegalPlayError as error:
-            raise IllegalPlayError(f"deal {deal.number}: {error}") from None
+            raise IllegalPlayError("in_deal", number=deal.number, message=error) from None
         self._absorb_pegging(deal, start)
 
     def _absorb_pegging(self, deal: _Deal, start: int, claim: int | None = None) -> None:
@@ -447,15 +452,15 @@ class Game:
 
     def _apply_show(self, action: Action) -> None:
         if self.phase not in (Phase.SHOW, Phase.OVER):
-            raise GameError(f"cannot show now: the game is at the {self.phase.value} phase")
+            raise GameError("wrong_phase", action=phrase("show"), phase=self.phase.value)
         deal = self._deal()
         nxt = self.next_show()
         if nxt is None:
-            raise GameError(f"deal {deal.number}: every hand and the crib have been shown")
+            raise _deal_error(deal.number, "all_shown")
         what, seat = nxt
         if action.seat is not None and action.seat != seat:
-            raise GameError(f"deal {deal.number}: it is seat {seat}'s {what} to count, "
-                            f"not seat {action.seat}'s")  # fmt: skip
+            raise _deal_error(deal.number, "not_their_count", owner=seat, what=what,
+                              seat=action.seat)  # fmt: skip
         cards = self._shown_cards(deal, what, seat, action.cards)
         assert deal.starter is not None
         show = score_show(cards, deal.starter, crib=what == "crib")
@@ -487,13 +492,13 @@ class Game:
             complete = len(known) == self.settings.hand_size
         if not given:
             if not complete:
-                raise GameError(f"deal {deal.number}: enter the cards of seat {seat}'s {what}")
+                raise _deal_error(deal.number, "enter_shown_cards", seat=seat, what=what)
             return tuple(known)
         ensure_distinct(given)
         missing = [c for c in known if c not in given]
         if missing:
-            raise GameError(f"deal {deal.number}: seat {seat}'s {what} must include "
-                            f"{format_cards(missing)}")  # fmt: skip
+            raise _deal_error(deal.number, "show_missing_cards", seat=seat, what=what,
+                              cards=missing)  # fmt: skip
         for card in given:
             if card not in known:
                 self._check_unseen(card, deal)
@@ -502,35 +507,31 @@ class Game:
     def _apply_correct(self, action: Action) -> None:
         seat = self._check_seat(action.seat)
         if action.points is None or action.points == 0:
-            raise GameError(f"a correction needs non-zero points, not {action.points!r}")
+            raise GameError("zero_correction", value=repr(action.points))
         self._score(seat, EventKind.CORRECTION, action.points, note="manual correction")
 
     def _apply_muggins(self, action: Action, muggable: _Muggable | None) -> None:
         if not self.settings.muggins:
-            raise GameError("muggins is not being played in this game")
+            raise GameError("no_muggins")
         caller = self._check_seat(action.seat)
         points = action.points
         if points is None or points < 1:
-            raise GameError(f"muggins must claim 1 point or more, not {points!r}")
+            raise GameError("muggins_points", value=repr(points))
         deal_no = self.deal_state.number if self.deal_state else 0
         if self.phase is Phase.OVER:
             if not action.moot:
-                raise GameError("the game is over: no more muggins")
+                raise GameError("game_over", kind="muggins")
             # A moot call (only a replay makes one) stays in the log for the record.
             self.events.append(Event(deal_no, EventKind.MUGGINS, caller, 0,
                                      note=f"called for {points}", moot=True))  # fmt: skip
             return
         if action.moot:
-            raise GameError(f"seat {caller}'s call for {points}: a muggins call is moot only "
-                            "once the game is won")  # fmt: skip
+            raise GameError("moot_too_soon", seat=caller, points=points)
         if muggable is None:
-            raise GameError(
-                "no claim is open to muggins: the call must come right after the claim, "
-                "before the next card or score"
-            )
+            raise GameError("nothing_to_muggins")
         claimant = muggable.seat
         if self.settings.side_of(caller) == self.settings.side_of(claimant):
-            raise GameError(f"seat {caller} cannot call muggins on its own side")
+            raise GameError("muggins_own_side", seat=caller)
         if muggable.check.outcome is not ClaimOutcome.SHORT:
             return self._wrong_muggins(caller, points, claimant, deal_no)
         taken = min(points, muggable.check.missed)
@@ -623,23 +624,23 @@ class Game:
     # -- helpers ---------------------------------------------------------------------------
     def _deal(self) -> _Deal:
         if self.deal_state is None:
-            raise GameError("no deal yet")
+            raise GameError("no_deal")
         return self.deal_state
 
     def _pegging(self, deal: _Deal) -> Pegging:
         if deal.pegging is None:
-            raise GameError(f"deal {deal.number}: the starter has not been turned")
+            raise _deal_error(deal.number, "no_starter")
         return deal.pegging
 
     def _check_unseen(self, card: Card, deal: _Deal, *, playing: bool = False) -> None:
         """A card is in one place only: refuse one already cut, laid away, played or shown."""
         if card == deal.starter:
-            raise GameError(f"deal {deal.number}: {card} is the starter")
+            raise _deal_error(deal.number, "card_is_starter", card=card)
         if any(card in cards for cards in deal.discards.values()):
-            raise GameError(f"deal {deal.number}: {card} is in the crib")
+            raise _deal_error(deal.number, "card_in_crib", card=card)
         if card in deal.counted:
-            raise GameError(f"deal {deal.number}: {card} was already shown")
+            raise _deal_error(deal.number, "card_shown", card=card)
         if not playing and deal.pegging and any(card in p for p in deal.pegging.played):
-            raise GameError(f"deal {deal.number}: {card} was played in the play")
+            raise _deal_error(deal.number, "card_played", card=card)
 
     _last_show: Show

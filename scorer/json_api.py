@@ -17,15 +17,15 @@ from scorer.show import Show, score_show
 def score_request(request: Any) -> dict[str, Any]:
     """Answer one `score --jsonl` request: ``{"hand": [...], "starter": "5C", "crib": false}``."""
     if not isinstance(request, dict):
-        raise CribbageError(f"expected a JSON object, got {request!r}")
-    refuse_unknown_fields(request, {"hand", "starter", "crib"})
+        raise CribbageError("request_not_object", value=repr(request))
+    refuse_unknown_fields(request, {"hand", "starter", "crib"}, "unknown_fields")
     hand, starter, crib = request.get("hand"), request.get("starter"), request.get("crib", False)
     if not isinstance(hand, list) or not all(isinstance(card, str) for card in hand):
-        raise CribbageError(f"'hand' must be a list of card strings, got {hand!r}")
+        raise CribbageError("hand_not_card_texts", value=repr(hand))
     if not isinstance(starter, str):
-        raise CribbageError(f"'starter' must be a card string, got {starter!r}")
+        raise CribbageError("starter_not_text", value=repr(starter))
     if not isinstance(crib, bool):
-        raise CribbageError(f"'crib' must be true or false, got {crib!r}")
+        raise CribbageError("crib_not_bool", value=repr(crib))
     show = score_show(parse_cards(hand), parse_card(starter), crib=crib)
     return {"total": show.total, "breakdown": show.breakdown()}
 
@@ -50,19 +50,21 @@ def show_to_json(show: Show) -> dict[str, Any]:
 def peg_request(request: Any) -> dict[str, Any]:
     """Answer one `peg --jsonl` request (see the README for the format)."""
     if not isinstance(request, dict):
-        raise CribbageError(f"expected a JSON object, got {request!r}")
-    refuse_unknown_fields(request, {"players", "dealer", "hands", "plays", "single_count"})
+        raise CribbageError("request_not_object", value=repr(request))
+    refuse_unknown_fields(
+        request, {"players", "dealer", "hands", "plays", "single_count"}, "unknown_fields"
+    )
     players, dealer = request.get("players"), request.get("dealer")
     if not isinstance(players, int) or not isinstance(dealer, int):
-        raise CribbageError("'players' and 'dealer' must be integers")
+        raise CribbageError("players_dealer_not_integers")
     hands = request.get("hands")
     if hands is not None and (
         not isinstance(hands, list) or not all(isinstance(hand, list) for hand in hands)
     ):
-        raise CribbageError(f"'hands' must be a list of lists of cards, got {hands!r}")
+        raise CribbageError("hands_not_lists", value=repr(hands))
     plays = request.get("plays")
     if not isinstance(plays, list):
-        raise CribbageError(f"'plays' must be a list of [seat, card] pairs, got {plays!r}")
+        raise CribbageError("plays_not_list", value=repr(plays))
     pegging = Pegging(
         players,
         dealer,
@@ -73,7 +75,7 @@ def peg_request(request: Any) -> dict[str, Any]:
     for number, step in enumerate(plays, start=1):
         if not (isinstance(step, list) and len(step) == 2 and isinstance(step[0], int)
                 and isinstance(step[1], str)):  # fmt: skip
-            raise CribbageError(f"play {number}: expected [seat, card], got {step!r}")
+            raise CribbageError("play_not_pair", number=number, value=repr(step))
         seat, text = step
         try:
             if text.strip().lower() == "go":
@@ -81,7 +83,8 @@ def peg_request(request: Any) -> dict[str, Any]:
             else:
                 points.append(sum(item.points for item in pegging.play(seat, parse_card(text))))
         except CribbageError as error:
-            raise CribbageError(f"play {number} {step!r}: {error}") from None
+            raise CribbageError("in_peg_request", number=number, value=repr(step),
+                                message=error) from None  # fmt: skip
     return {
         "plays": points,
         "totals": pegging.scores(),

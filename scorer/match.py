@@ -28,7 +28,7 @@ class Match:
     def record(self, outcome: Outcome, *, last_dealer: int) -> None:
         """Add a finished game; the loser (the lowest score) deals first in the next."""
         if self.over:
-            raise GameError("the match is over")
+            raise GameError("match_over")
         self.outcomes.append(outcome)
         scheme = self.settings.match_points
         if scheme.triple_skunk_wins_match and Skunk.TRIPLE in outcome.skunks.values():
@@ -41,7 +41,7 @@ class Match:
 
     def record_game(self, game: Game) -> None:
         if game.outcome is None or game.dealer is None:
-            raise GameError("the game is not finished")
+            raise GameError("game_not_finished")
         self.record(game.outcome, last_dealer=game.dealer)
 
     def new_game(self) -> Game:

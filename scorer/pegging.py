@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from scorer.cards import Card, ensure_distinct, format_cards
-from scorer.errors import IllegalPlayError
+from scorer.cards import Card, ensure_distinct
+from scorer.errors import IllegalPlayError, Phrase, phrase
 
 TARGET_COUNT = 31
 #: The most a card counts (10 and the court cards): at a count of 21 or less any card plays.
@@ -160,13 +160,15 @@ class Pegging:
 
     def __post_init__(self) -> None:
         if self.players not in (2, 3, 4):
-            raise IllegalPlayError(f"pegging needs 2, 3 or 4 players, not {self.players}")
+            raise IllegalPlayError("pegging_players", players=self.players)
         if not 0 <= self.dealer < self.players:
-            raise IllegalPlayError(f"dealer seat {self.dealer} is not a seat of {self.players}")
+            raise IllegalPlayError("dealer_not_a_seat", number=self.dealer, players=self.players)
         if self.hands is not None:
             self.hands = [list(hand) for hand in self.hands]
             if len(self.hands) != self.players:
-                raise IllegalPlayError(f"{len(self.hands)} hands given for {self.players} players")
+                raise IllegalPlayError(
+                    "hands_for_players", given=len(self.hands), players=self.players
+                )
             ensure_distinct(card for hand in self.hands for card in hand)
             self.hand_size = max(len(hand) for hand in self.hands)
         self.played = [[] for _ in range(self.players)]
@@ -217,17 +219,15 @@ class Pegging:
 
         Go points and the last card that this play brings about are added as their own events.
         """
-        self._check_turn(seat, f"play {card}")
+        self._check_turn(seat, phrase("play_card", card=card))
         if any(card in cards for cards in self.played):
-            raise IllegalPlayError(f"{card} has already been played")
+            raise IllegalPlayError("already_played", card=card)
         if self.hands is not None and card not in self.hands[seat]:
-            raise IllegalPlayError(f"seat {seat} does not hold {card}")
+            raise IllegalPlayError("not_held", seat=seat, card=card)
         if self.remaining(seat) == 0:
-            raise IllegalPlayError(f"seat {seat} has no cards left to play {card}")
+            raise IllegalPlayError("no_cards_left", seat=seat, card=card)
         if self.count + card.value > TARGET_COUNT:
-            raise IllegalPlayError(
-                f"{card} would take the count from {self.count} past {TARGET_COUNT}"
-            )
+            raise IllegalPlayError("past_31", card=card, count=self.count, limit=TARGET_COUNT)
         self.count_cards.append(card)
         self.played[seat].append(card)
         self.last_player = seat
@@ -238,29 +238,23 @@ class Pegging:
 
     def go(self, seat: int) -> None:
         """`seat` says go: it cannot play without passing 31."""
-        self._check_turn(seat, "say go")
+        self._check_turn(seat, phrase("say_go"))
         playable = self.playable(seat)
         if playable:
-            raise IllegalPlayError(
-                f"seat {seat} says go but can play {format_cards(playable)} on {self.count}"
-                " (a renege)"
-            )
+            raise IllegalPlayError("renege", seat=seat, cards=playable, count=self.count)
         if not self.may_say_go(seat):
-            raise IllegalPlayError(
-                f"seat {seat} cannot say go at a count of {self.count}: "
-                "any card can still be played"
-            )
+            raise IllegalPlayError("go_too_soon", seat=seat, count=self.count)
         self._say_go(seat)
         self._advance(seat)
 
     # -- the engine ------------------------------------------------------------------------
-    def _check_turn(self, seat: int, what: str) -> None:
+    def _check_turn(self, seat: int, action: Phrase) -> None:
         if self.finished:
-            raise IllegalPlayError(f"the play is over: seat {seat} cannot {what}")
+            raise IllegalPlayError("play_over", seat=seat, action=action)
         if not 0 <= seat < self.players:
-            raise IllegalPlayError(f"seat {seat} is not a seat of {self.players} players")
+            raise IllegalPlayError("not_a_seat", seat=seat, players=self.players)
         if seat != self.turn:
-            raise IllegalPlayError(f"seat {seat} cannot {what}: it is seat {self.turn}'s turn")
+            raise IllegalPlayError("not_your_turn", seat=seat, action=action, turn=self.turn)
 
     def _say_go(self, seat: int) -> None:
         self.said_go.add(seat)

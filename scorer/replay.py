@@ -25,22 +25,22 @@ class ReplayError(CribbageError):
 def replay(data: Any) -> Game:
     """Play the recorded game through the engine and return it, finished or not."""
     if not isinstance(data, dict):
-        raise ReplayError(f"a recorded game is a JSON object, got {type(data).__name__}")
+        raise ReplayError("recorded_game_not_object", type=type(data).__name__)
     refuse_unknown_fields(data, {"settings", "players", "first_dealer", "cut", "deals"},
-                          error=ReplayError)  # fmt: skip
+                          "unknown_fields", ReplayError)  # fmt: skip
     settings = Settings.from_json(data.get("settings", {}))
     first = data.get("first_dealer")
     if first is not None and type(first) is not int:
-        raise ReplayError(f"first_dealer must be a seat number, got {first!r}")
+        raise ReplayError("first_dealer_not_a_number", value=repr(first))
     game = Game(settings, first_dealer=first)
     if first is None:
         cut = data.get("cut")
         if not isinstance(cut, list):
-            raise ReplayError("give 'first_dealer' or the 'cut' for deal")
-        game.cut_for_deal(_cards(cut, "cut"))
+            raise ReplayError("no_first_dealer")
+        game.cut_for_deal(_cards(cut, "cut_not_cards"))
     deals = data.get("deals", [])
     if not isinstance(deals, list):
-        raise ReplayError("'deals' must be a list")
+        raise ReplayError("deals_not_list")
     for number, deal in enumerate(deals, start=1):
         if game.phase is Phase.OVER:
             break
@@ -49,38 +49,37 @@ def replay(data: Any) -> Game:
         except ReplayError:
             raise
         except CribbageError as error:
-            text = str(error)
-            raise ReplayError(
-                text if text.startswith("deal ") else f"deal {number}: {text}"
-            ) from None
+            if error.code == "in_deal":  # the game named the deal itself
+                raise ReplayError(error.code, **error.values) from None
+            raise ReplayError("in_deal", number=number, message=error) from None
     return game
 
 
-def _cards(value: Any, what: str) -> list[Card]:
+def _cards(value: Any, refusal: str) -> list[Card]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ReplayError(f"{what} must be a list of cards, got {value!r}")
+        raise ReplayError(refusal, value=repr(value))
     return parse_cards(value)
 
 
 def _replay_deal(game: Game, deal: Any) -> None:
     if not isinstance(deal, dict):
-        raise GameError(f"a deal must be an object, got {deal!r}")
+        raise GameError("deal_not_object", value=repr(deal))
     refuse_unknown_fields(deal, {"hands", "crib_card", "discards", "starter", "plays", "shows"},
-                          error=GameError)  # fmt: skip
+                          "unknown_fields", GameError)  # fmt: skip
     hands = deal.get("hands")
     if not isinstance(hands, list):
-        raise GameError("'hands' must list each seat's cards as dealt")
-    dealt = [_cards(hand, "a hand") for hand in hands]
+        raise GameError("hands_not_listed")
+    dealt = [_cards(hand, "hand_not_cards") for hand in hands]
     crib_card = deal.get("crib_card")
     game.deal(dealt, None if crib_card is None else parse_card(crib_card))
     discards = deal.get("discards")
     if not isinstance(discards, list) or len(discards) != game.players:
-        raise GameError(f"'discards' must list {game.players} seats' discards")
+        raise GameError("discards_not_listed", players=game.players)
     for seat, cards in enumerate(discards):
-        game.discard(seat, _cards(cards, "a discard"))
+        game.discard(seat, _cards(cards, "discard_not_cards"))
     starter = deal.get("starter")
     if not isinstance(starter, str):
-        raise GameError(f"'starter' must be a card, got {starter!r}")
+        raise GameError("starter_not_a_card", value=repr(starter))
     game.cut_starter(parse_card(starter))
     holder = {card: seat for seat, hand in enumerate(dealt) for card in hand}
     for entry in deal.get("plays", []):
@@ -89,7 +88,7 @@ def _replay_deal(game: Game, deal: Any) -> None:
         _replay_play(game, entry, holder)
     shows = deal.get("shows", [])
     if not isinstance(shows, list):
-        raise GameError("'shows' must be a list in counting order")
+        raise GameError("shows_not_list")
     while (nxt := game.next_show()) is not None:
         index = game.show_order().index(nxt)
         _replay_show(game, shows[index] if index < len(shows) else {})
@@ -106,24 +105,24 @@ def _replay_play(game: Game, entry: Any, holder: dict[Card, int]) -> None:
     elif isinstance(entry, str):
         card = parse_card(entry)
         if card not in holder:
-            raise GameError(f"{card} was not dealt to anyone")
+            raise GameError("dealt_to_nobody", card=card)
         seat = holder[card]
     else:
-        raise GameError(f"a play is a card, [seat, card] or an object, got {entry!r}")
+        raise GameError("bad_play_entry", value=repr(entry))
     game.play(seat, card, claim=_claim(claim))
     _replay_muggins(game, muggins)
 
 
 def _replay_show(game: Game, entry: Any) -> None:
     if not isinstance(entry, dict):
-        raise GameError(f'a show entry is an object like {{"claim": 8}}, got {entry!r}')
+        raise GameError("bad_show_entry", value=repr(entry))
     game.show(claim=_claim(entry.get("claim")))
     _replay_muggins(game, entry.get("muggins"))
 
 
 def _claim(value: Any) -> int | None:
     if value is not None and (type(value) is not int or value < 0):
-        raise GameError(f"a claim is a number of points, got {value!r}")
+        raise GameError("bad_claim", value=repr(value))
     return value
 
 
@@ -131,10 +130,10 @@ def _replay_muggins(game: Game, call: Any) -> None:
     if call is None:
         return
     if not isinstance(call, dict) or type(call.get("by")) is not int:
-        raise GameError(f'muggins is {{"by": seat, "points": n}}, got {call!r}')
+        raise GameError("bad_muggins_entry", value=repr(call))
     points = call.get("points")
     if type(points) is not int:
-        raise GameError(f"muggins points must be a number, got {points!r}")
+        raise GameError("muggins_points_not_number", value=repr(points))
     # At a table a call after the game is won is moot, not an error: keep it, for no points.
     game.muggins(call["by"], points, moot_if_over=True)
 

@@ -66,9 +66,8 @@ class MatchPoints:
         for name in ("win", "skunk", "double_skunk", "triple_skunk", "loss"):
             value = getattr(self, name)
             if type(value) is not int or not 0 <= value <= MAX_MATCH_POINTS:
-                raise SettingsError(
-                    f"match_points.{name} must be 0 to {MAX_MATCH_POINTS}: {value!r}"
-                )
+                raise SettingsError("match_points_range", name=name, most=MAX_MATCH_POINTS,
+                                    value=repr(value))  # fmt: skip
 
     def for_winner(self, level: Skunk) -> int:
         return (self.win, self.skunk, self.double_skunk, self.triple_skunk)[level]
@@ -103,25 +102,26 @@ class Settings:
 
     def __post_init__(self) -> None:
         if self.players not in (2, 3, 4):
-            raise SettingsError(f"players must be 2, 3 or 4, not {self.players!r}")
+            raise SettingsError("players_range", value=repr(self.players))
         try:
             object.__setattr__(self, "variant", Variant(self.variant))
         except ValueError:
-            wanted = "six-card or five-card"
-            raise SettingsError(f"variant must be {wanted}, not {self.variant!r}") from None
+            raise SettingsError("bad_variant", value=repr(self.variant)) from None
         if self.variant is Variant.FIVE_CARD and self.players != 2:
-            raise SettingsError("five-card cribbage is for two players")
+            raise SettingsError("five_card_players")
         if self.target is _VARIANT_TARGET:  # resolved here, so to_json always names the target
             object.__setattr__(self, "target", self.variant.default_target)
         if self.target not in (61, 121):
-            raise SettingsError(f"target must be 61 or 121, not {self.target!r}")
+            raise SettingsError("bad_target", value=repr(self.target))
         for name in ("skunk_line", "double_skunk_line", "triple_skunk_line"):
             value = getattr(self, name)
             if value is not None and (type(value) is not int or not 0 < value < self.target):
-                raise SettingsError(f"{name} must be between 1 and {self.target - 1}: {value!r}")
+                raise SettingsError("skunk_line_range", name=name, limit=self.target - 1,
+                                    value=repr(value))  # fmt: skip
         games = self.games_per_match
         if type(games) is not int or not 1 <= games <= MAX_GAMES_PER_MATCH:
-            raise SettingsError(f"games_per_match must be 1 to {MAX_GAMES_PER_MATCH}: {games!r}")
+            raise SettingsError("games_per_match_range", most=MAX_GAMES_PER_MATCH,
+                                value=repr(games))  # fmt: skip
 
     # -- derived ---------------------------------------------------------------------------
     @property
@@ -180,15 +180,17 @@ class Settings:
     @classmethod
     def from_json(cls, data: Any) -> Settings:
         if not isinstance(data, dict):
-            raise SettingsError(f"settings must be a JSON object, got {data!r}")
-        refuse_unknown_fields(data, (f.name for f in fields(cls)), "setting", SettingsError)
+            raise SettingsError("settings_not_object", value=repr(data))
+        refuse_unknown_fields(
+            data, (f.name for f in fields(cls)), "unknown_settings", SettingsError
+        )
         values = dict(data)
         for name in ("players", "target", "games_per_match"):
             if name in values and type(values[name]) is not int:
-                raise SettingsError(f"{name} must be an integer, not {values[name]!r}")
+                raise SettingsError("setting_not_integer", name=name, value=repr(values[name]))
         for name in ("muggins", "muggins_penalties", "false_game_penalty"):
             if name in values and type(values[name]) is not bool:
-                raise SettingsError(f"{name} must be true or false, not {values[name]!r}")
+                raise SettingsError("setting_not_bool", name=name, value=repr(values[name]))
         if "match_points" in values:
             values["match_points"] = _match_points(values["match_points"])
         return cls(**values)
@@ -198,11 +200,12 @@ def _match_points(data: Any) -> MatchPoints:
     if data == "acc":
         return ACC_MATCH_POINTS
     if not isinstance(data, dict):
-        raise SettingsError(f'match_points must be an object or "acc", got {data!r}')
+        raise SettingsError("bad_match_points", value=repr(data))
     fields_ = (f.name for f in fields(MatchPoints))
-    refuse_unknown_fields(data, fields_, "match point field", SettingsError)
+    refuse_unknown_fields(data, fields_, "unknown_match_point_fields", SettingsError)
     for name, value in data.items():
         wanted = bool if name == "triple_skunk_wins_match" else int
         if type(value) is not wanted:
-            raise SettingsError(f"match_points.{name} must be {wanted.__name__}: {value!r}")
+            raise SettingsError("match_point_type", name=name, type=wanted.__name__,
+                                value=repr(value))  # fmt: skip
     return MatchPoints(**data)

@@ -246,15 +246,12 @@ def _analyse_key(key: int) -> RankAnalysis:
 
 
 def _refuse_size(hand: tuple[Card, ...], crib: bool) -> NoReturn:
-    what, sizes = ("a crib", "4") if crib else ("a hand", "3 or 4")
-    raise InvalidHandError(
-        f"{what} to show holds {sizes} cards, got {len(hand)}: {' '.join(map(str, hand))}"
-    )
+    raise InvalidHandError("crib_size" if crib else "hand_size", given=len(hand), cards=hand)
 
 
 def _refuse_cards(cards: tuple[object, ...]) -> NoReturn:
     for card in cards:
         if not isinstance(card, Card):
-            raise InvalidCardError(f"{card!r} is not a card (parse text with parse_card)")
+            raise InvalidCardError("not_a_card_object", value=repr(card))
     ensure_distinct(cards)  # type: ignore[arg-type]
     raise AssertionError("unreachable: the cards were refused for a reason")

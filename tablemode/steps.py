@@ -54,7 +54,7 @@ class Step:
     @property
     def _seat(self) -> int:
         if self.seat is None:
-            raise CribbageError(f"a {self.kind} needs a seat")
+            raise CribbageError("needs_seat", kind=self.kind)
         return self.seat
 
 

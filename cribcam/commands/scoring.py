@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
 from cribcam.commands import advice as advice_cli
+from cribcam.errors import CommandError
 from scorer.cards import parse_card, parse_cards
 from scorer.errors import CribbageError
 from scorer.json_api import peg_request, score_request, show_to_json
@@ -56,7 +57,7 @@ def run_score(args: argparse.Namespace) -> int:
     if args.jsonl:
         return answer_lines(sys.stdin, sys.stdout, score_request)
     if args.starter is None or not args.cards:
-        raise CribbageError("give the hand's cards and --starter CARD (or use --jsonl)")
+        raise CommandError("give the hand's cards and --starter CARD (or use --jsonl)")
     cards = parse_cards(args.cards)
     show = score_show(cards, parse_card(args.starter), crib=args.crib)
     if args.json:
@@ -98,9 +99,9 @@ def run_replay(args: argparse.Namespace) -> int:
         with open(args.file, encoding="utf-8") as source:
             data = json.load(source)
     except OSError as error:
-        raise CribbageError(f"cannot read {args.file}: {error.strerror}") from None
+        raise CommandError(f"cannot read {args.file}: {error.strerror}") from None
     except json.JSONDecodeError as error:
-        raise CribbageError(f"{args.file} is not valid JSON: {error}") from None
+        raise CommandError(f"{args.file} is not valid JSON: {error}") from None
     game = replay(data)
     report = replay_report(game)
     if args.json:
