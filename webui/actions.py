@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from scorer.errors import Phrase, phrase
 from scorer.game import Game
 from scorer.json_api import show_to_json
 from webui.bodies import card, cards, check_fields, integer, required_int
@@ -21,11 +22,11 @@ Result = dict[str, Any] | None
 _Handler = Callable[[Game, dict[str, Any]], Result]
 
 
-def _seat_or_turn(game: Game, body: dict[str, Any], what: str) -> int:
+def _seat_or_turn(game: Game, body: dict[str, Any], action: Phrase) -> int:
     seat = integer(body, "seat", required=False)
     if seat is None:
         if game.turn is None:
-            raise ApiError(f"say which seat is to {what}: nobody's turn now", 409)
+            raise ApiError.coded("say_which_seat", 409, action=action)
         return game.turn
     return seat
 
@@ -70,12 +71,12 @@ def _starter(game: Game, body: dict[str, Any]) -> Result:
 def _play(game: Game, body: dict[str, Any]) -> Result:
     played = card(body, "card")
     claim = integer(body, "claim", required=False, low=0, high=BOUNDS.play_points)
-    game.play(_seat_or_turn(game, body, "play"), played, claim)
+    game.play(_seat_or_turn(game, body, phrase("play_a_card")), played, claim)
     return None
 
 
 def _go(game: Game, body: dict[str, Any]) -> Result:
-    game.go(_seat_or_turn(game, body, "say go"))
+    game.go(_seat_or_turn(game, body, phrase("say_go")))
     return None
 
 

@@ -19,7 +19,7 @@ from webui.actions import parse_action
 from webui.bodies import cards, check_fields, event_id, integer, json_body, json_object, names
 from webui.camera_view import game_camera_view
 from webui.capture import CameraFeed
-from webui.errors import ApiError, GameNotFoundError, refusal_at_table
+from webui.errors import ApiError, GameNotFoundError, as_api_error
 from webui.frames import FrameMemory, Pictures, held_picture
 from webui.i18n import with_spoken
 from webui.images import image_kind
@@ -131,7 +131,7 @@ def act(game_id: str) -> Response:
     except GameNotFoundError:
         raise
     except (ApiError, CribbageError) as error:
-        raise refusal_at_table(error, store().load(game_id).names) from None
+        raise as_api_error(error, store().load(game_id).names) from None
     return jsonify({**_published(stored), **(result or {})})
 
 
@@ -160,7 +160,7 @@ def replace_settings(game_id: str) -> Response:
     settings = Settings.from_json(json_object())
     stored = store().load(game_id)
     if settings.players != stored.game.settings.players:
-        raise ApiError("the number of players cannot change mid-game: start a new game", 409)
+        raise ApiError.coded("players_fixed", 409)
     return jsonify(_published(store().replace_settings(game_id, settings)))
 
 
@@ -176,12 +176,12 @@ def next_game(game_id: str) -> tuple[Response, int]:
     """The next game of the match: same rules and names; the loser deals first."""
     stored = store().load(game_id)
     if stored.game.outcome is None:
-        raise ApiError("this game is not finished yet", 409)
+        raise ApiError.coded("game_not_over", 409)
     match = view(stored)["match"]
     if match["over"]:
-        raise ApiError("the match is over", 409)
+        raise ApiError.coded("match_over", 409)
     if match["games"][-1] != game_id:
-        raise ApiError(f"the match already continues in game {match['games'][-1]}", 409)
+        raise ApiError.coded("match_continues", 409, text=match["games"][-1])
     new_id = store().create(stored.game.settings, stored.names, match["next_first_dealer"],
                             match_id=stored.match_id)  # fmt: skip
     return jsonify(id=new_id), 201

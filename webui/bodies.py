@@ -136,10 +136,10 @@ def names(value: Any, players: int, *, required: bool = False) -> list[str]:
     if value is None and not required:
         return [f"Seat {seat + 1}" for seat in range(players)]
     if not isinstance(value, list) or len(value) != players:
-        raise ApiError(f"'names' must be a list of {players} names, not {value!r}")
+        raise ApiError.coded("names_count", players=players, text=repr(value))
     result = []
     for name in value:
         if not isinstance(name, str) or not name.strip() or len(name) > 40:
-            raise ApiError(f"a seat name is 1 to 40 characters, not {name!r}")
+            raise ApiError.coded("name_length", text=repr(name))
         result.append(name.strip())
     return result

@@ -27,6 +27,7 @@ from webui.i18n import SOURCE, TRANSLATIONS
 SOURCES = (
     ("webui", "*.py", "python"),
     ("scorer", "spoken.py", "python"),
+    ("scorer", "refusals.py", "python"),
     ("webui", "templates/*.html", "jinja2.ext:babel_extract"),
     ("webui", "static/*.js", "javascript"),
 )

@@ -39,11 +39,11 @@ Image = npt.NDArray[np.uint8]
 
 #: Why a tune cannot run, as codes for the page: the `train` extra is not installed; the base
 #: reader's files are missing.
-TRAIN_EXTRA, BASE_READER = "train extra", "base reader"
+NO_TRAIN_EXTRA, NO_BASE_READER = "no_train_extra", "no_base_reader"
 
 
 class TuneBlocker(NamedTuple):
-    """What stops the tune here: its code (`TRAIN_EXTRA`, `BASE_READER`) and the sentence."""
+    """What stops the tune here: its code (`NO_TRAIN_EXTRA`, `NO_BASE_READER`) and the sentence."""
 
     code: str
     text: str
@@ -111,11 +111,11 @@ class Decks:
             return None
         missing = missing_train_packages()
         if missing:
-            return TuneBlocker(TRAIN_EXTRA, f"tuning needs the train extra ({', '.join(missing)} "
-                               f"not installed): {TRAIN_HINT}")  # fmt: skip
+            return TuneBlocker(NO_TRAIN_EXTRA, f"tuning needs the train extra "
+                               f"({', '.join(missing)} not installed): {TRAIN_HINT}")  # fmt: skip
         for needed in (self.base_models / READER_FILE, self.base_models / WEIGHTS_FILE):
             if not needed.exists():
-                return TuneBlocker(BASE_READER, f"tuning needs the base reader's files: "
+                return TuneBlocker(NO_BASE_READER, f"tuning needs the base reader's files: "
                                    f"{needed} is missing")  # fmt: skip
         return None
 

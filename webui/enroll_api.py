@@ -44,7 +44,7 @@ from vision.table.sources import decode_image
 from webui.bodies import check_fields, json_object
 from webui.decks import Decks, deck_json, decks, decks_json, save_enrolment
 from webui.enroll_sessions import EnrollReader, Session, session_json
-from webui.errors import DAMAGED, NOT_AN_IMAGE, ApiError, NoCardModelError
+from webui.errors import DAMAGED_IMAGE, NOT_AN_IMAGE, ApiError, NoCardModelError
 from webui.images import image_kind
 
 Image = npt.NDArray[np.uint8]
@@ -75,7 +75,7 @@ def _image() -> Image:
     try:
         return decode_image(data)
     except ValueError as error:
-        raise ApiError(f"the image could not be read: {error}", code=DAMAGED) from None
+        raise ApiError(f"the image could not be read: {error}", code=DAMAGED_IMAGE) from None
 
 
 def _optional_object() -> dict[str, Any]:
@@ -289,7 +289,8 @@ def finish(sid: str) -> tuple[Response, int]:
     blocker = the_decks.tune_blocker()
     if blocker is not None:
         saved = f"the {len(cards)} confirmed cards are saved in deck {session.name!r}"
-        return jsonify(error=f"{blocker.text}; {saved}", code=blocker.code, **answer), 503
+        said = f"{blocker.text}; {saved}"
+        return jsonify(error=said, code=blocker.code, values={}, **answer), 503
     answer["tune"] = the_decks.start_tune(session.name, use=use)
     return jsonify(answer), 202
 

@@ -1,4 +1,5 @@
-"""Every failure the API can meet becomes a JSON `{"error": ...}` with a fitting 4xx status.
+"""Every failure the API can meet becomes a JSON `{"error": ...}` with a fitting 4xx status,
+and, for a refusal that has one, its `code` and `values` (what it is, for other tools).
 
 Domain errors say what was wrong with the input (400) or that the action does not fit the game
 as it stands (409); a full disk is 507 (the write is rolled back; reads go on); only a genuine
@@ -9,14 +10,13 @@ from __future__ import annotations
 
 import errno
 import logging
-import re
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Self
 
 from flask import Flask, Response, current_app, jsonify
 from werkzeug.exceptions import HTTPException
 
-from scorer.cards import Suit
 from scorer.errors import (
     CribbageError,
     DuplicateCardError,
@@ -24,37 +24,49 @@ from scorer.errors import (
     IllegalPlayError,
     InvalidCardError,
     InvalidHandError,
+    Value,
+    english,
+    json_values,
 )
 from webui.i18n import language
+from webui.refusals import KINDS, TEMPLATES, in_language
 
 log = logging.getLogger(__name__)
 
 
 class ApiError(Exception):
-    """A request the API refuses, with the HTTP status to answer. `english` and `names`: the
-    sentence as refused and, for a refusal at a game's table, its seat names (the answer says
-    it in the players' language and the table's words). `code`: the refusal as a code, answered
-    beside `error`, where a page words it itself (with what only the page knows: a file's name)."""
+    """A request the API refuses, with the HTTP status to answer. `code` and `values`: what the
+    refusal is, answered beside the sentence; a code of `webui.refusals.TEMPLATES` (made with
+    `coded`) is said in the request's language, at a game's table (`names`: its seat names) in
+    the table's words. Another code (an upload refused, a tune the server cannot run) is worded
+    by the page itself, with what only the page knows (a file's name); the sentence of a
+    refusal without a code stays English."""
 
     status = 400
     code: str | None = None
 
     def __init__(
-        self, message: str, status: int | None = None, *, english: str | None = None,
-        names: Sequence[str] | None = None, code: str | None = None,
+        self, message: str, status: int | None = None, *, code: str | None = None,
+        values: Mapping[str, Value] | None = None, names: Sequence[str] | None = None,
     ) -> None:  # fmt: skip
         super().__init__(message)
         if status is not None:
             self.status = status
         if code is not None:
             self.code = code
-        self.english = message if english is None else english
+        self.values = dict(values or {})
         self.names = None if names is None else tuple(names)
 
+    @classmethod
+    def coded(cls, code: str, status: int | None = None, /, **values: object) -> Self:
+        """The refusal `code` of `TEMPLATES` with its slots' `values`, in English."""
+        given = json_values(TEMPLATES[code], values, KINDS)
+        return cls(english(TEMPLATES[code], given, KINDS), status, code=code, values=given)
 
-#: Codes of a refused upload (`ApiError.code`): not an image at all, an image damaged or cut
-#: short, one too large (its bytes or its pixels).
-NOT_AN_IMAGE, DAMAGED, TOO_LARGE = "not an image", "damaged", "too large"
+
+#: Codes of a refused upload a page words itself (`ApiError.code`): not an image at all, or an
+#: image damaged or cut short (the sentence says how, for developers).
+NOT_AN_IMAGE, DAMAGED_IMAGE = "not_an_image", "damaged_image"
 
 
 class GameNotFoundError(ApiError):
@@ -72,15 +84,16 @@ def disk_full(error: BaseException) -> bool:
     return isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT)
 
 
-def error_response(
-    message: str, status: int, names: Sequence[str] | None = None, code: str | None = None
-) -> tuple[Response, int]:
-    """The JSON answer, its message in the request's language where the catalogs have it (at
-    a game's table, `names`: in the table's words too), and its `code` when it has one."""
-    from webui.refusals import in_language  # refusals build on this module's table_words
-
-    coded = {} if code is None else {"code": code}
-    return jsonify(error=in_language(message, names, language()), **coded), status
+def error_response(error: ApiError) -> tuple[Response, int]:
+    """The JSON answer: `error`, the sentence (in the request's language where its code has a
+    template), with its `code` and `values` when it has a code."""
+    code = error.code
+    if code is None:
+        return jsonify(error=str(error)), error.status
+    said = str(error)
+    if code in TEMPLATES:
+        said = in_language(code, error.values, error.names, language())
+    return jsonify(error=said, code=code, values=error.values), error.status
 
 
 def cribbage_status(error: CribbageError) -> int:
@@ -92,66 +105,43 @@ def cribbage_status(error: CribbageError) -> int:
     return 400
 
 
-_SEAT = re.compile(r"\bseat (\d+)\b")
-_CARD = re.compile(r"\b(10|[2-9AJQK])([CDHS])\b")
-
-
-def table_words(message: str, names: Sequence[str]) -> str:
-    """An engine message as the table says it: each seat by its player's name (a seat number
-    that is no seat stays as it is) and each card with its suit symbol (5S → 5♠).
-
-    >>> table_words("deal 1: seat 1 cannot play 7C: it is seat 0's turn", ["Ann", "Bob"])
-    "deal 1: Bob cannot play 7♣: it is Ann's turn"
-    >>> table_words("seat 9 is not a seat of 2 players; 10D", ["Ann", "Bob"])
-    'seat 9 is not a seat of 2 players; 10♦'
-    """
-
-    def seat(match: re.Match[str]) -> str:
-        number = int(match[1])
-        return names[number] if number < len(names) else match[0]
-
-    def card(match: re.Match[str]) -> str:
-        return match[1] + Suit(match[2]).symbol
-
-    return _CARD.sub(card, _SEAT.sub(seat, message))
-
-
-def refusal_at_table(error: ApiError | CribbageError, names: Sequence[str]) -> ApiError:
-    """A refused action on a stored game, as an `ApiError` in the table's words."""
-    status = error.status if isinstance(error, ApiError) else cribbage_status(error)
-    english = error.english if isinstance(error, ApiError) else str(error)
-    return ApiError(table_words(str(error), names), status, english=english, names=names)
+def as_api_error(error: ApiError | CribbageError, names: Sequence[str] | None = None) -> ApiError:
+    """`error` as the API answers it; `names`: the seat names of the game it was refused at."""
+    status = cribbage_status(error) if isinstance(error, CribbageError) else error.status
+    return ApiError(str(error), status, code=error.code, values=error.values, names=names)
 
 
 def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(ApiError)
     def api_error(error: ApiError) -> tuple[Response, int]:
-        return error_response(error.english, error.status, error.names, error.code)
+        return error_response(error)
 
     @app.errorhandler(CribbageError)
     def cribbage_error(error: CribbageError) -> tuple[Response, int]:
-        return error_response(str(error), cribbage_status(error))
+        return error_response(as_api_error(error))
 
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException) -> tuple[Response, int]:
         status = error.code or 500
-        limit = current_app.config.get("MAX_CONTENT_LENGTH") or 0
-        messages = {
-            404: "no such page or endpoint",
-            405: "method not allowed here",
-            413: f"the upload is too large: the limit is {limit / 2**20:g} MiB",
-        }
-        message = messages.get(status, error.description or error.name)
-        return error_response(message, status, code=TOO_LARGE if status == 413 else None)
+        return error_response(_http_refusal(status) or ApiError(error.description or error.name,
+                                                                status))  # fmt: skip
 
     @app.errorhandler(Exception)
     def bug(error: Exception) -> tuple[Response, int]:
         if disk_full(error):
             log.error("disk full: %s", error)
-            return error_response(
-                "the server's disk is full: nothing was saved; free some "
-                "space on it and try again (games can still be read)",
-                507,
-            )
+            return error_response(ApiError.coded("disk_full", 507))
         log.exception("unhandled error")
-        return error_response(f"internal error ({type(error).__name__}); see the server log", 500)
+        return error_response(ApiError.coded("internal_error", 500, text=type(error).__name__))
+
+
+def _http_refusal(status: int) -> ApiError | None:
+    """The refusal of an HTTP error a page can meet (no such page, an upload too large)."""
+    if status == 404:
+        return ApiError.coded("no_such_page", 404)
+    if status == 405:
+        return ApiError.coded("method_not_allowed", 405)
+    if status == 413:
+        limit = current_app.config.get("MAX_CONTENT_LENGTH") or 0
+        return ApiError.coded("too_large", 413, size=limit / 2**20)
+    return None

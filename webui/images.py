@@ -21,7 +21,7 @@ import struct
 import PIL.WebPImagePlugin
 import simplejpeg  # libjpeg-turbo's strict mode reports a JPEG's missing data; cv2 only warns
 
-from webui.errors import DAMAGED, NOT_AN_IMAGE, TOO_LARGE, ApiError
+from webui.errors import DAMAGED_IMAGE, NOT_AN_IMAGE, ApiError
 from webui.limits import limits
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -33,14 +33,13 @@ class IncompleteUploadError(ApiError):
     which a decoder raises)."""
 
     status = 400
-    code = DAMAGED
+    code = DAMAGED_IMAGE
 
 
 class ImageTooLargeError(ApiError):
     """An image whose header declares more pixels than the upload budget."""
 
     status = 413
-    code = TOO_LARGE
 
 
 def image_kind(data: bytes, max_pixels: int | None = None) -> str:
@@ -68,8 +67,8 @@ def image_kind(data: bytes, max_pixels: int | None = None) -> str:
     width, height = _size(kind, data)
     budget = _budget() if max_pixels is None else max_pixels
     if width * height > budget:
-        raise ImageTooLargeError(f"a {width} x {height} image is too large: at most "
-                                 f"{budget / 1e6:g} megapixels")  # fmt: skip
+        raise ImageTooLargeError.coded("too_many_pixels", None, width=width, height=height,
+                                       megapixels=budget / 1e6)  # fmt: skip
     if kind == "jpeg":
         _check_jpeg_data(data)
     return kind

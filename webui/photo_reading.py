@@ -62,15 +62,13 @@ def _reading() -> Iterator[None]:
             f"{error}: this server cannot read cards now (see its log); enter them by hand"
         ) from None
     except ValueError as error:  # the vision package's bad-image errors are ValueErrors
-        raise ApiError(f"the image could not be read: {error}") from None
+        raise ApiError.coded("unreadable_image", text=str(error)) from None
 
 
 def current_photo_reader() -> PhotoReading:
     detector = current_app.config.get("PHOTO_READER")
     if detector is None:
-        raise NoCardModelError(
-            "no card model installed: detection is unavailable; enter the cards by hand"
-        )
+        raise NoCardModelError.coded("no_card_model")
     if not isinstance(detector, PhotoReading):
         raise TypeError(f"PHOTO_READER {detector!r} has no detect(image, name) method")
     return detector

@@ -226,7 +226,7 @@ class GameStore:
         with self._connect() as db:
             row = db.execute("SELECT revision FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
-            raise GameNotFoundError(f"no game {game_id!r}")
+            raise GameNotFoundError.coded("no_game", text=repr(game_id))
         return int(row[0])
 
     def match_revisions(self, game_id: str) -> tuple[str, tuple[tuple[str, int], ...]]:
@@ -239,7 +239,7 @@ class GameStore:
                 (game_id,),
             ).fetchall()
         if not rows:
-            raise GameNotFoundError(f"no game {game_id!r}")
+            raise GameNotFoundError.coded("no_game", text=repr(game_id))
         return str(rows[0][0]), tuple((str(r[1]), int(r[2])) for r in rows)
 
     def match_games(self, match_id: str) -> list[StoredGame]:
@@ -307,7 +307,7 @@ class GameStore:
     def delete(self, game_id: str) -> None:
         with self._write() as db:
             if db.execute("DELETE FROM games WHERE id = ?", (game_id,)).rowcount == 0:
-                raise GameNotFoundError(f"no game {game_id!r}")
+                raise GameNotFoundError.coded("no_game", text=repr(game_id))
 
     # -- internals -------------------------------------------------------------------------
     def _load(self, db: sqlite3.Connection, game_id: str) -> StoredGame:
@@ -317,7 +317,7 @@ class GameStore:
             (game_id,),
         ).fetchone()
         if row is None:
-            raise GameNotFoundError(f"no game {game_id!r}")
+            raise GameNotFoundError.coded("no_game", text=repr(game_id))
         actions = [json.loads(r[0]) for r in db.execute(
             "SELECT action FROM actions WHERE game_id = ? ORDER BY seq", (game_id,))]  # fmt: skip
         game = Game.from_json(

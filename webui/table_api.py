@@ -12,7 +12,7 @@ from flask import Blueprint, Response, current_app, jsonify
 from scorer.cards import Card
 from webui.api import _published, held_frames, store
 from webui.bodies import cards, check_fields, integer, json_object
-from webui.errors import ApiError, refusal_at_table
+from webui.errors import ApiError, as_api_error
 from webui.table_mode import TableModes
 
 table_api = Blueprint("table_api", __name__, url_prefix="/api/games/<game_id>/table")
@@ -72,4 +72,4 @@ def _in_table_words(game_id: str) -> Iterator[None]:
     try:
         yield
     except ApiError as error:
-        raise refusal_at_table(error, store().load(game_id).names) from None
+        raise as_api_error(error, store().load(game_id).names) from None

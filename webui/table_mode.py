@@ -22,7 +22,7 @@ from tablemode.follow import Follower, Option, Proposal, option_for
 from tablemode.steps import Step
 from tablemode.view import TableView
 from webui.capture import CameraFeed, TableHook
-from webui.errors import ApiError, refusal_at_table
+from webui.errors import ApiError, as_api_error
 from webui.frames import THUMB_SIDE, Pictures
 from webui.live import Broker
 from webui.store import GameStore, StoredGame
@@ -89,7 +89,7 @@ class TableModes:
             table = self._table(game_id)
             question = table.question
             if question is None or question.key != key:
-                raise ApiError(f"{key!r} is not the open question: the table has moved on", 409)
+                raise ApiError.coded("question_moved_on", 409, text=repr(key))
             option = _option(self.game(game_id), question, cards)
             stored = self._apply(game_id, question, option, claim, pictures)
             table.question, table.last = None, None
@@ -103,9 +103,9 @@ class TableModes:
             table = self._table(game_id)
             last = table.last
             if last is None or last.proposal.key != key:
-                raise ApiError(f"{key!r} is not the last step the camera applied", 409)
+                raise ApiError.coded("not_the_last_step", 409, text=repr(key))
             if self._store.revision(game_id) != last.revision:
-                raise ApiError("the game changed since: use Undo", 409)
+                raise ApiError.coded("game_changed", 409)
 
             def take_back(game: Game) -> None:
                 for _ in last.option.steps:
@@ -125,7 +125,7 @@ class TableModes:
         with self._lock:
             table = self._table(game_id)
             if table.question is None or table.question.key != key:
-                raise ApiError(f"{key!r} is not the open question", 409)
+                raise ApiError.coded("not_the_question", 409, text=repr(key))
             table.follower.decline(key)
             table.question = None
             return self._status(table)
@@ -175,7 +175,7 @@ class TableModes:
         try:
             _, stored = self._store.act(game_id, action, picture)
         except CribbageError as error:
-            raise refusal_at_table(error, self._store.load(game_id).names) from None
+            raise as_api_error(error, self._store.load(game_id).names) from None
         self._broker.publish(game_id, stored.revision)
         return stored
 
@@ -191,13 +191,11 @@ def _option(game: Game, proposal: Proposal, cards: Sequence[Card] | None) -> Opt
     """The option of `proposal` reading `cards` (None: its own), or a 409 saying why not."""
     if cards is None:
         if not proposal.options:
-            raise ApiError(f"{proposal.key!r} has no reading to apply: name the card", 409)
+            raise ApiError.coded("no_reading", 409, text=repr(proposal.key))
         return proposal.options[0]
     option = option_for(game, proposal, cards)
     if option is None:
-        named = " ".join(map(str, cards))
-        raise ApiError(f"{named} cannot be there: already placed this deal, or against the rules",
-                       409)  # fmt: skip
+        raise ApiError.coded("cannot_be_there", 409, cards=cards)
     return option
 
 

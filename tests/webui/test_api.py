@@ -115,7 +115,9 @@ def test_detect_refuses_an_image_claiming_too_many_pixels(app: Flask) -> None:
     huge = png_claiming(20_000, 20_000)
     response = app.test_client().post("/api/detect", data=huge, content_type="image/png")
     assert response.status_code == 413
-    assert "20000 x 20000 image is too large" in response.json["error"]  # type: ignore[index]
+    answer: Any = response.json
+    assert "20,000 x 20,000 image is too large" in answer["error"]  # as English writes numbers
+    assert (answer["code"], answer["values"]["width"]) == ("too_many_pixels", 20_000)
 
 
 def test_create_and_get_a_game(client: FlaskClient) -> None:
@@ -227,7 +229,7 @@ def test_nothing_to_undo(client: FlaskClient, new_game: Callable[..., str]) -> N
     game_id = new_game()
     response = client.post(f"/api/games/{game_id}/undo")
     assert response.status_code == 409
-    assert response.json == {"error": "nothing to undo"}
+    assert response.json == {"error": "nothing to undo", "code": "nothing_to_undo", "values": {}}
 
 
 BAD_ACTIONS: list[tuple[Any, int, str]] = [
@@ -364,7 +366,11 @@ def test_a_genuine_bug_is_json_500_without_traceback(app: Flask) -> None:
     app.config["TESTING"] = False  # let the handler catch it as in production
     response = app.test_client().post("/api/detect", data=JPEG, content_type="image/jpeg")
     assert response.status_code == 500
-    assert response.json == {"error": "internal error (RuntimeError); see the server log"}
+    assert response.json == {
+        "error": "internal error (RuntimeError); see the server log",
+        "code": "internal_error",
+        "values": {"text": "RuntimeError"},
+    }
     assert "Traceback" not in json.dumps(response.json)
 
 
@@ -455,12 +461,14 @@ def test_errors_name_the_players_and_write_suits(
     game_id = new_game(first_dealer=1, names=["Ann", "Bob"])
     play_to_pegging(act, game_id)
     turn = act(game_id, status=409, kind="play", seat=1, card="7C")
-    assert turn == {"error": "deal 1: Bob cannot play 7♣: it is Ann's turn"}
+    assert turn["error"] == "deal 1: Bob cannot play 7♣: it is Ann's turn"
     renege = act(game_id, status=409, kind="go", seat=0)["error"]
     assert renege.startswith("deal 1: Ann says go but can play 5♥ 5♦ J♣ 6♠ on 0")
     assert act(game_id, status=409, kind="play", card="5S") == {
-        "error": "deal 1: 5♠ is the starter"
-    }
+        "error": "deal 1: 5♠ is the starter",
+        "code": "in_deal",
+        "values": {"number": 1, "message": {"code": "card_is_starter", "values": {"card": "5S"}}},
+    }  # the values keep the cards' codes
     assert "'ZZ' is not a card" in act(game_id, status=400, kind="play", card="ZZ")["error"]
     assert "seat 9" in act(game_id, status=409, kind="correct", seat=9, points=2)["error"]
     assert state(client, game_id)["starter"] == "5S"  # the API's fields keep the codes

@@ -362,12 +362,12 @@ def test_a_bad_enrolment_is_refused(client: FlaskClient, body: Any, fragment: st
 @pytest.mark.parametrize(
     ("data", "content_type", "status", "code"),
     [
-        (b"\x00\x00\x00\x18ftypheic" + b"\x00" * 64, "image/heic", 400, "not an image"),
-        (b"", "image/jpeg", 400, "not an image"),
-        (b"hello", "text/plain", 415, "not an image"),
-        (b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + b"\x00" * 32, "image/jpeg", 400, "damaged"),
+        (b"\x00\x00\x00\x18ftypheic" + b"\x00" * 64, "image/heic", 400, "not_an_image"),
+        (b"", "image/jpeg", 400, "not_an_image"),
+        (b"hello", "text/plain", 415, "not_an_image"),
+        (b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + b"\x00" * 32, "image/jpeg", 400, "damaged_image"),
         (b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + b"\x00" * 32 + b"\xff\xd9", "image/jpeg", 400,
-         "damaged"),
+         "damaged_image"),
     ],
 )  # fmt: skip
 def test_a_refused_photo_has_a_code_the_page_words(
@@ -485,13 +485,13 @@ def test_tuning_without_the_train_extra_keeps_the_crops(
     refused(response, 503, 'the train extra (torch not installed): pip install -e ".[train]"')
     answer: Any = response.json
     assert "the 13 confirmed cards are saved in deck 'kitchen'" in answer["error"]
-    assert answer["code"] == "train extra"  # for the page's own words
+    assert answer["code"] == "no_train_extra"  # for the page's own words
     assert answer["deck"]["crops"] == 26 and not answer["deck"]["tuned"]
     assert len(ProfileStore(decks_dir).get("kitchen").crops()) == 26
 
     listed = ok(client.get("/api/decks"))
     assert listed["tuning"] is False and "pip install" in listed["tuning_unavailable"]
-    assert listed["tuning_code"] == "train extra"
+    assert listed["tuning_code"] == "no_train_extra"
     assert listed["decks"][0]["needs_tune"] and listed["tune"]["state"] == "idle"
     refused(client.post("/api/decks/kitchen/tune"), 503, "train extra")
     refused(client.post("/api/decks/use", json={"name": "kitchen"}), 409, "not been tuned")

@@ -16,6 +16,7 @@ from babel.messages.pofile import write_po
 from flask.testing import FlaskClient
 
 from scorer.cards import parse_card, parse_cards
+from scorer.errors import GameError, phrase
 from scorer.show import score_show
 from tests.webui.conftest import HANDS, Act, play_to_pegging
 from webui import create_app
@@ -203,35 +204,58 @@ def test_a_refused_play_is_said_in_the_language(
     game_id = new_game(first_dealer=1, names=["Ann", "Bob"])
     play_to_pegging(act, game_id)
     client.set_cookie(COOKIE, language)
-    assert act(game_id, 409, kind="play", seat=1, card="7C") == {"error": expected}
+    turn = {"seat": 1, "action": {"code": "play_card", "values": {"card": "7C"}}, "turn": 0}
+    assert act(game_id, 409, kind="play", seat=1, card="7C") == {
+        "error": expected,
+        "code": "in_deal",
+        "values": {"number": 1, "message": {"code": "not_your_turn", "values": turn}},
+    }
+
+
+def deal(number: int, code: str, **values: Any) -> GameError:
+    return GameError("in_deal", number=number, message=phrase(code, **values))
 
 
 @pytest.mark.parametrize(
-    ("message", "da"),
+    ("error", "english", "da"),
     [
-        ("deal 2: seat 0 says go but can play 5H 5D on 21 (a renege)",
+        (deal(2, "renege", seat=0, cards=["5H", "5D"], count=21),
+         "deal 2: seat 0 says go but can play 5H 5D on 21 (a renege)",
          "giv 2: Ann siger go, men kan spille 5♥ 5♦ på 21 (en renonce)"),
-        ("deal 1: 9C would take the count from 25 past 31",
+        (deal(1, "past_31", card="9C", count=25, limit=31),
+         "deal 1: 9C would take the count from 25 past 31",
          "giv 1: 9♣ ville bringe tællingen fra 25 over 31"),
-        ("cannot turn the starter now: the game is at the play phase",
+        (GameError("wrong_phase", action=phrase("turn_starter"), phase="play"),
+         "cannot turn the starter now: the game is at the play phase",
          "kan ikke vende starteren nu: partiet er i fasen “spillet”"),
-        ("deal 3: it is seat 1's crib to count, not seat 0's",
+        (deal(3, "not_their_count", owner=1, what="crib", seat=0),
+         "deal 3: it is seat 1's crib to count, not seat 0's",
          "giv 3: det er Bobs krybbe, der skal tælles, ikke Anns"),
-        ("seat 7 is not a seat of 2 players", "plads 7 er ikke en plads ved 2 spillere"),
-        # no catalog entry (a saved game that does not load): English, in the table's words
-        ("action 3 'x': seat 1 played 7C", "action 3 'x': Bob played 7♣"),
-        # a sentence slot that is no refusal leaves the whole sentence English
-        ("deal 1: something new about seat 0", "deal 1: something new about Ann"),
+        (GameError("not_a_seat", seat=7, players=2), "seat 7 is not a seat of 2 players",
+         "plads 7 er ikke en plads ved 2 spillere"),
+        # a saved game that does not load: said in the language too, now that it has a code
+        (GameError("in_saved_action", number=3, value="'x'", message=phrase("not_dealt", seat=1,
+                                                                             card="7C")),
+         "action 3 'x': seat 1 was not dealt 7C", "handling 3 'x': Bob fik ikke 7♣"),
+        # a word the catalogs do not have (an action kind no game knows) stays as given
+        (GameError("moot_not_muggins", kind="fly"),
+         "only a muggins call can be moot, not a fly",
+         "kun et muggins-kald kan være uden betydning, ikke fly"),
     ],
 )  # fmt: skip
-def test_refusals_in_danish(message: str, da: str) -> None:
-    assert in_language(message, ["Ann", "Bob"], LANGUAGES["da"]) == da
+def test_refusals_in_danish(error: GameError, english: str, da: str) -> None:
+    assert str(error) == english
+    assert in_language(error.code, error.values, ["Ann", "Bob"], LANGUAGES["da"]) == da
 
 
 def test_a_refusal_away_from_a_table_keeps_its_card_codes(client: FlaskClient) -> None:
     client.set_cookie(COOKIE, "da")
     response = client.post("/api/score", json={"hand": ["5H", "5H", "6C", "7D"], "starter": "8S"})
-    assert response.json == {"error": "5H optræder to gange"}
+    assert response.json == {
+        "error": "5H optræder to gange",
+        "code": "duplicate_card",
+        "values": {"card": "5H"},
+    }
 
 
 # -- choosing the language ----------------------------------------------------------------------

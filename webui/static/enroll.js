@@ -89,7 +89,7 @@ function renderDecks(state) {
 
 /* Why this server cannot tune (for el()), in the page's language where the API gives a code. */
 function tuningUnavailable() {
-  if (tuning.code === "train extra") return tx("Tuning needs the train extra: {command}", { command: el("code", {}, TRAIN_COMMAND) });
+  if (tuning.code === "no_train_extra") return tx("Tuning needs the train extra: {command}", { command: el("code", {}, TRAIN_COMMAND) });
   return [t("Tuning is unavailable here: {why}", { why: tuning.why })];
 }
 
@@ -249,11 +249,11 @@ function renderShots() {
    refusal's code (the API's sentence is about HTTP bodies), else its own words. */
 function shotRefused(status, answer, number, name) {
   const what = { number, name };
-  if (answer.code === "not an image" || status === 415) {
+  if (answer.code === "not_an_image" || status === 415) {
     return t("Photo {number} ({name}) is not a JPEG, PNG or WebP photo: take it again or choose another file.", what);
   }
-  if (answer.code === "damaged") return t("Photo {number} ({name}) is damaged or cut short: take it again or choose another file.", what);
-  if (answer.code === "too large" || status === 413) {
+  if (answer.code === "damaged_image") return t("Photo {number} ({name}) is damaged or cut short: take it again or choose another file.", what);
+  if (status === 413) {
     return t("Photo {number} ({name}) is too large: take it at a lower resolution or choose another file.", what);
   }
   return answer.error || t("the photo was refused ({status})", { status: String(status) });
