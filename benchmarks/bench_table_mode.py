@@ -51,7 +51,7 @@ CAMERAS = {
 
 
 def bench(deck: Deck, reader: CardReader, seeds: int, players: int, camera: str,
-          sight: View | None = None) -> dict[str, object]:  # fmt: skip
+          sight: View | None = None, plane: bool = False) -> dict[str, object]:  # fmt: skip
     right_scores = events = first = prior = 0
     taps: list[int] = []
     frames: list[int] = []
@@ -61,7 +61,7 @@ def bench(deck: Deck, reader: CardReader, seeds: int, players: int, camera: str,
     for seed in range(seeds):
         script = random_deal(players, np.random.default_rng([seed, players, 11]))
         clip = deal_clip(deck, script, seed=seed, camera=CAMERAS[camera], sight=sight)
-        followed = follow_clip(clip, reader)
+        followed = follow_clip(clip, reader, plane=plane)
         right_scores += followed.game.scores == by_hand(script).scores
         taps.append(followed.taps)
         events += followed.events
@@ -77,6 +77,7 @@ def bench(deck: Deck, reader: CardReader, seeds: int, players: int, camera: str,
     return {
         "deck": deck.name,
         "pose": "overhead, square" if sight is None else _pose_name(sight),
+        "table plane": plane,
         "camera": camera,
         "players": players,
         "scores right": f"{right_scores}/{seeds}",
@@ -87,12 +88,17 @@ def bench(deck: Deck, reader: CardReader, seeds: int, players: int, camera: str,
         "events right, with the deal prior": f"{prior}/{events}",
         "questions": questions,
         "events never seen (entered on the form)": missed,
-        "frames from a card laid to its step (median, max)": [statistics.median(frames),
-                                                              max(frames)],
-        "seconds from a card laid to the page (median, max)": [round(statistics.median(seconds), 2),
-                                                               round(max(seconds), 2)],
+        "frames from a card laid to its step (median, max)": _median_max(frames),
+        "seconds from a card laid to the page (median, max)": _median_max(seconds),
         "ms per frame": round(per_frame * 1000, 1),
     }  # fmt: skip
+
+
+def _median_max(values: list[int] | list[float]) -> list[float] | None:
+    """None where no card reached its step."""
+    if not values:
+        return None
+    return [round(statistics.median(values), 2), round(max(values), 2)]
 
 
 def _pose_name(sight: View) -> str:
@@ -111,6 +117,8 @@ def main() -> int:
                         help="the posed camera's frame sizes (720p)")  # fmt: skip
     parser.add_argument("--players", nargs="+", type=int, choices=(2, 3), default=[2, 3])
     parser.add_argument("--cameras", nargs="+", choices=sorted(CAMERAS), default=sorted(CAMERAS))
+    parser.add_argument("--plane", action="store_true",
+                        help="place cards on the table plane (vision.table.plane)")  # fmt: skip
     args = parser.parse_args()
     folders = [args.art / name for name in held_out()] if args.art else [FIXTURE]
     sights: list[View | None] = [None]
@@ -120,7 +128,7 @@ def main() -> int:
         for sight in sights:
             for camera in args.cameras:
                 for players in args.players:
-                    figures = bench(deck, reader, args.seeds, players, camera, sight)
+                    figures = bench(deck, reader, args.seeds, players, camera, sight, args.plane)
                     print(json.dumps(figures), flush=True)
     return 0
 

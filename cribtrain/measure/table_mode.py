@@ -19,6 +19,7 @@ from tablemode.follow import Follower, Option, Proposal, option_for
 from tablemode.seats import layout_for, table_seat
 from tablemode.view import TableView, table_view
 from vision.table.cards import FrameCards
+from vision.table.plane import TablePlane
 from vision.table.smoothing import TableSmoother
 
 #: Taps a correction takes when the right card is not among a question's buttons: open the form,
@@ -72,12 +73,17 @@ def by_hand(script: DealScript) -> Game:
     return game
 
 
-def follow_clip(clip: DealClip, reader: FrameReader, *, until_clear: bool = True) -> Followed:
-    """Follow `clip` frame by frame from a game whose dealer is the script's."""
+def follow_clip(
+    clip: DealClip, reader: FrameReader, *, until_clear: bool = True, plane: bool = False
+) -> Followed:
+    """Follow `clip` frame by frame from a game whose dealer is the script's; with `plane`,
+    the cards are placed on the table's own plane (`vision.table.plane`) first."""
     script = clip.script
     players = len(script.seats)
     game = Game(Settings(players=players), first_dealer=script.dealer)
     smoother = TableSmoother(layout_for(players))
+    height, width = clip.frames[0].shape[:2]
+    table = TablePlane((width, height)) if plane else None
     follower = Follower()
     result = Followed(game)
     truth = _truth(script)
@@ -86,13 +92,16 @@ def follow_clip(clip: DealClip, reader: FrameReader, *, until_clear: bool = True
     deal = 0
     for index, frame in enumerate(clip.frames):
         start = time.perf_counter()
-        height, width = frame.shape[:2]
         number = game.deal_state.number if game.deal_state else 0
         if number != deal:
             smoother.new_deal()
             deal = number
         dealer = None if game.dealer is None else table_seat(players, game.dealer)
-        smoothed = smoother.update(reader.cards(frame), (width, height), dealer=dealer)
+        cards, size = reader.cards(frame), (width, height)
+        if table is not None:
+            table.update(cards)
+            cards, size = table.rectify(cards), table.size
+        smoothed = smoother.update(cards, size, dealer=dealer)
         view = table_view(smoothed.state, smoother.events, players, frame=str(index))
         for _ in range(64):
             found = follower.proposals(game, view)

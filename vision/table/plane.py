@@ -1,0 +1,190 @@
+"""The table's own geometry: the plane the cards lie on, estimated from the cards themselves, and
+every card placed on it as seen from straight above, measured in index sizes.
+
+Every corner index printed on a deck has one size, so how large an index looks says how far the
+camera is from that spot of the table. Through a pinhole camera a plane's area shrinks as the
+cube of ``l . (x, y, 1)``, where ``l`` is the plane's vanishing line (its horizon) in the
+picture: the cube root of each index's area is an affine function of where it lies, and fitting
+that function over every index in view gives the horizon. The horizon and the lens (its field
+of view: a phone's or a webcam's, `PlaneConfig.fov`) give the plane's normal; turning the camera
+virtually to look along it gives the table from straight above, which `TablePlane.rectify` scales
+to a canonical frame (`PlaneConfig.side` pixels, an index `PlaneConfig.glyph` pixels tall, the
+point the camera aims at in the middle). The roles and the smoother then work in that frame as
+they do for a camera over the table.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+import numpy.typing as npt
+
+from vision.detection.detections import Detections
+from vision.table.cards import FrameCards, SeenCard
+
+F64 = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class PlaneConfig:
+    """`fov`: the lens's horizontal field of view in degrees (phones and webcams: 60-80);
+    `least_indices`: indices a frame needs to say where the horizon is, `least_spread` their
+    spread (a share of the picture's larger side); `blend`: how far one frame moves the kept
+    estimate; `flat`: a size gradient under this (a share of the mean size across the picture)
+    is a camera looking straight down; `side`, `glyph`: the canonical frame's side and index
+    size in pixels (the clips' overhead webcam's: its indices read 21 px boxes in 640)."""
+
+    fov: float = 66.0
+    least_indices: int = 6
+    least_spread: float = 0.3
+    blend: float = 0.25
+    flat: float = 0.2
+    side: int = 640
+    glyph: float = 21.0
+
+
+DEFAULT_PLANE = PlaneConfig()
+
+
+def horizon(detections: Detections, least: int = DEFAULT_PLANE.least_indices) -> F64 | None:
+    """The vanishing line ``(a, b, c)`` fitted to the index sizes (``a x + b y + c`` is the cube
+    root of an index's area there, so it vanishes on the horizon), robust to a few misfits;
+    None from fewer than `least` indices."""
+    if len(detections) < least:
+        return None
+    centres = detections.centres.astype(np.float64)
+    sides = (detections.boxes[:, 2:] - detections.boxes[:, :2]).astype(np.float64)
+    target = np.cbrt(sides.prod(axis=1))  # the area: foreshortening shrinks it either way
+    design = np.column_stack([centres, np.ones(len(target))])
+    keep = np.ones(len(target), bool)
+    for _ in range(3):  # refit without the worst fifth: an index half covered, a misread box
+        line, *_ = np.linalg.lstsq(design[keep], target[keep], rcond=None)
+        residual = np.abs(design @ line - target)
+        keep = residual <= np.quantile(residual, 0.8) + 1e-9
+    return np.asarray(line, np.float64)
+
+
+class TablePlane:
+    """The table plane of one camera, kept over frames (`update`), and the canonical frame the
+    cards are placed in (`rectify`)."""
+
+    def __init__(self, picture: tuple[int, int], config: PlaneConfig = DEFAULT_PLANE) -> None:
+        self.picture = picture
+        self.config = config
+        #: The kept horizon, scaled to ``c = 1``; (0, 0, 1) until seen: straight down.
+        self.line: F64 = np.array([0.0, 0.0, 1.0])
+        self._scale: float | None = None
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.config.side, self.config.side
+
+    @property
+    def tilt(self) -> float:
+        """Degrees between the camera's axis and the table's normal, as now estimated."""
+        normal = self._normal()
+        return math.degrees(math.acos(min(1.0, normal[2])))
+
+    def update(self, frame: FrameCards) -> None:
+        """Move the kept horizon towards this frame's, where its indices are enough and spread
+        wide enough to say."""
+        indices = Detections.concatenate([seen.detections for seen in frame.cards if seen.in_frame])
+        if len(indices) < self.config.least_indices:
+            return
+        spread = np.ptp(indices.centres, axis=0).max() / max(self.picture)
+        line = horizon(indices, self.config.least_indices)
+        if line is None or spread < self.config.least_spread or line[2] <= 0:
+            return
+        line = line / line[2]
+        width, height = self.picture
+        corners = np.array([[0, 0, 1], [width, 0, 1], [0, height, 1], [width, height, 1]])
+        if np.any(corners @ line <= 0):
+            return  # a horizon inside the picture: these sizes are no plane's
+        if np.ptp(corners @ line) < self.config.flat:
+            line = np.array([0.0, 0.0, 1.0])
+        self.line = (1 - self.config.blend) * self.line + self.config.blend * line
+
+    def rectify(self, frame: FrameCards) -> FrameCards:
+        """`frame`'s cards placed in the canonical frame: seen from straight above, an index
+        `PlaneConfig.glyph` pixels tall, the picture's centre in the middle."""
+        turn = self._turn()
+        glyphs = [_mapped_size(turn, seen) for seen in frame.cards if seen.in_frame]
+        if glyphs:
+            scale = self.config.glyph / float(np.median(glyphs))
+            kept, blend = self._scale, self.config.blend
+            self._scale = scale if kept is None else (1 - blend) * kept + blend * scale
+        if self._scale is None:
+            return frame
+        width, height = self.picture
+        centre = _apply(turn, np.array([[width / 2, height / 2]]))[0]
+        middle, scale = self.config.side / 2, self._scale
+        place = np.array([[scale, 0, middle - scale * centre[0]],
+                          [0, scale, middle - scale * centre[1]], [0, 0, 1]])  # fmt: skip
+        homography = place @ turn
+        cards = tuple(_placed(homography, seen) for seen in frame.cards)
+        return replace(frame, cards=cards)
+
+    def _normal(self) -> F64:
+        """The table's unit normal in the camera's frame (towards the table)."""
+        width, height = self.picture
+        focal = width / 2 / math.tan(math.radians(self.config.fov) / 2)
+        a, b, c = self.line
+        normal = np.array([focal * a, focal * b, width / 2 * a + height / 2 * b + c])
+        return np.asarray(normal / np.linalg.norm(normal), np.float64)
+
+    def _turn(self) -> F64:
+        """The homography of the camera turned to look along the table's normal (the least
+        turn, so the picture's up stays up)."""
+        width, height = self.picture
+        focal = width / 2 / math.tan(math.radians(self.config.fov) / 2)
+        camera = np.array([[focal, 0, width / 2], [0, focal, height / 2], [0, 0, 1]])
+        rotation = _rotation_onto_axis(self._normal())
+        return np.asarray(camera @ rotation @ np.linalg.inv(camera), np.float64)
+
+
+def _rotation_onto_axis(normal: F64) -> F64:
+    """The least rotation taking `normal` onto the optical axis (0, 0, 1) (Rodrigues)."""
+    axis = np.cross(normal, [0.0, 0.0, 1.0])
+    sine, cosine = float(np.linalg.norm(axis)), float(normal[2])
+    if sine < 1e-12:
+        return np.eye(3)
+    k = axis / sine
+    cross = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
+    return np.asarray(np.eye(3) + sine * cross + (1 - cosine) * cross @ cross, np.float64)
+
+
+def _apply(homography: F64, points: F64) -> F64:
+    flat = np.column_stack([points, np.ones(len(points))]) @ homography.T
+    return np.asarray(flat[:, :2] / flat[:, 2:], np.float64)
+
+
+def _corners(boxes: npt.NDArray[np.float32]) -> F64:
+    """Each box's four corners, (n * 4, 2)."""
+    x1, y1, x2, y2 = (boxes[:, i].astype(np.float64) for i in range(4))
+    return np.stack([np.stack([x1, y1], 1), np.stack([x2, y1], 1), np.stack([x2, y2], 1),
+                     np.stack([x1, y2], 1)], 1).reshape(-1, 2)  # fmt: skip
+
+
+def _mapped_boxes(homography: F64, boxes: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """Each box's corners mapped, and the box around them."""
+    corners = _apply(homography, _corners(boxes)).reshape(-1, 4, 2)
+    return np.concatenate([corners.min(axis=1), corners.max(axis=1)], axis=1).astype(np.float32)
+
+
+def _mapped_size(homography: F64, seen: SeenCard) -> float:
+    boxes = _mapped_boxes(homography, seen.detections.boxes)
+    return float((boxes[:, 2:] - boxes[:, :2]).max(axis=1).mean())
+
+
+def _placed(homography: F64, seen: SeenCard) -> SeenCard:
+    """`seen` with its boxes, centre and index size in the canonical frame."""
+    boxes = _mapped_boxes(homography, seen.detections.boxes)
+    detections = seen.detections.with_rows(boxes=boxes)
+    x1, y1 = (float(v) for v in boxes[:, :2].min(axis=0))
+    x2, y2 = (float(v) for v in boxes[:, 2:].max(axis=0))
+    cx, cy = _apply(homography, np.array([seen.centre], np.float64))[0]
+    size = float((boxes[:, 2:] - boxes[:, :2]).max(axis=1).mean())
+    return replace(seen, box=(x1, y1, x2, y2), centre=(float(cx), float(cy)), glyph_size=size,
+                   detections=detections)  # fmt: skip
