@@ -54,6 +54,7 @@ def test_demo_photo_server_camera_and_settle_it(server: Server, tmp_path: Path) 
             ".test(document.getElementById('camera-status').textContent)"
         )
         assert page.evaluate("document.getElementById('demo-img').naturalWidth") == 640
+        assert not page.is_visible("#camera-video")  # no empty camera box above the demo photo
         assert "move the camera" not in page.inner_text("#camera-status")  # indices of 27 px
         hints = page.evaluate("frameHints({small_indices: false, cut_at_edge: true})")
         assert "cut off and not read: move the camera so every card is in view" in hints

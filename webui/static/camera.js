@@ -156,6 +156,7 @@ class Camera {
         audio: false,
       });
       this.video.srcObject = stream;
+      this.video.hidden = false;  // a page may keep it hidden until there is a picture
       await this.video.play();
     } catch (error) {
       // NotFoundError: there is no camera at all (refused is only NotAllowedError)
