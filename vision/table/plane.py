@@ -31,7 +31,7 @@ F64 = npt.NDArray[np.float64]
 class PlaneConfig:
     """`fov`: the lens's horizontal field of view in degrees (phones and webcams: 60-80);
     `least_indices`: indices a frame needs to say where the horizon is, `least_spread` their
-    spread (a share of the picture's larger side); `blend`: how far one frame moves the kept
+    spread (a share of the picture's width or height); `blend`: how far one frame moves the kept
     estimate; `flat`: a size gradient under this (a share of the mean size across the picture)
     is a camera looking straight down; `side`, `glyph`: the canonical frame's side and index
     size in pixels (the clips' overhead webcam's: its indices read 21 px boxes in 640)."""
@@ -93,7 +93,7 @@ class TablePlane:
         indices = Detections.concatenate([seen.detections for seen in frame.cards if seen.in_frame])
         if len(indices) < self.config.least_indices:
             return
-        spread = np.ptp(indices.centres, axis=0).max() / max(self.picture)
+        spread = float((np.ptp(indices.centres, axis=0) / np.array(self.picture)).max())
         line = horizon(indices, self.config.least_indices)
         if line is None or spread < self.config.least_spread or line[2] <= 0:
             return
