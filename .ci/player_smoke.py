@@ -28,6 +28,7 @@ from cribtrain.data.synth import load_decks
 from cribtrain.measure.table_mode import by_hand
 from vision.detection.detections import CLASS_NAMES, Detections
 from vision.detection.models import MODELS_DIR
+from vision.table.sources import read_image
 
 PHOTO = Path("datasets/samples/images/dev_0594.jpg")
 LABELS = Path("datasets/samples/labels/dev_0594.txt")
@@ -45,21 +46,21 @@ class SmokeError(Exception):
 
 
 def call(base: str, method: str, path: str, body: bytes | dict[str, Any] | None = None) -> Any:
-    data, headers = body, {}
+    data, headers = None, {}
     if isinstance(body, dict):
         data, headers = json.dumps(body).encode(), {"Content-Type": "application/json"}
     elif body is not None:
-        headers = {"Content-Type": "image/jpeg"}
-    request = urllib.request.Request(base + path, data, headers, method=method)  # noqa: S310
+        data, headers = body, {"Content-Type": "image/jpeg"}
+    request = urllib.request.Request(base + path, data, headers, method=method)
     try:
-        with urllib.request.urlopen(request, timeout=120) as response:  # noqa: S310
+        with urllib.request.urlopen(request, timeout=120) as response:
             return json.load(response)
     except urllib.error.HTTPError as error:
         raise SmokeError(f"{method} {path}: {error.code} {error.read()[:300]!r}") from None
 
 
 def labelled_cards() -> list[str]:
-    width, height = cv2.imread(str(PHOTO)).shape[1::-1]
+    height, width = read_image(PHOTO).shape[:2]
     truth = Detections.from_yolo_labels(LABELS.read_text(), width, height)
     return sorted({CLASS_NAMES[c] for c in truth.class_ids})  # a card shows two corners
 
@@ -89,7 +90,8 @@ def wait_until_it_reads(base: str) -> None:
 
 
 def check_detect_endpoint(base: str, want: list[str]) -> None:
-    read = sorted(card["card"] for card in call(base, "POST", "/api/detect", PHOTO.read_bytes())["cards"])
+    answer = call(base, "POST", "/api/detect", PHOTO.read_bytes())
+    read = sorted(card["card"] for card in answer["cards"])
     if read != want:
         raise SmokeError(f"POST /api/detect read {read}, the photo holds {want}")
     print(f"smoke: POST /api/detect read the {len(read)} cards right")
@@ -102,15 +104,19 @@ def check_table_mode(base: str) -> None:
     game = call(base, "POST", "/api/games", {"players": 2, "names": ["Ann", "Bob"]})["id"]
     call(base, "POST", f"/api/games/{game}/actions", {"kind": "dealer", "seat": DEAL.dealer})
     for frame in clip.frames:
-        ok, jpeg = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 85])
+        _, jpeg = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 85])
         call(base, "POST", f"/api/games/{game}/frame?table=1", jpeg.tobytes())
     state = call(base, "GET", f"/api/games/{game}")
     want = list(by_hand(DEAL).scores)
-    print(f"smoke: table mode followed {len(clip.frames)} frames: phase {state['phase']}, "
-          f"scores {state['scores']} (by hand {want})")
+    print(
+        f"smoke: table mode followed {len(clip.frames)} frames: phase {state['phase']}, "
+        f"scores {state['scores']} (by hand {want})"
+    )
     if state["scores"] != want or state.get("starter") != str(DEAL.starter):
-        raise SmokeError(f"table mode reached {state['scores']}, starter "
-                         f"{state.get('starter')}; by hand {want}, starter {DEAL.starter}")
+        raise SmokeError(
+            f"table mode reached {state['scores']}, starter "
+            f"{state.get('starter')}; by hand {want}, starter {DEAL.starter}"
+        )
 
 
 def main(base: str, checkout: Path) -> int:
