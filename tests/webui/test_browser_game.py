@@ -279,6 +279,7 @@ def test_muggins_takes_a_short_claim(server: Server, tmp_path: Path) -> None:
             table.lay(card)
         what, seat = game.next_show() or ("", -1)
         assert (what, seat) == ("hand", 0)
+        page.wait_for_selector("#muggins", state="hidden")  # the play's flag ends with the play
         total = score_show(parse_cards(KEPT[0]), parse_card(STARTER)).total
         assert total > 1
         table.act(partial(Game.show, claim=total - 1), picks=[[]], claim=total - 1)
@@ -363,3 +364,26 @@ def test_choosing_five_card_sets_the_game_to_61(server: Server) -> None:
         status, game = server.call("GET", f"/api/games/{game_id}")
         assert status == 200
         assert (game["settings"]["variant"], game["settings"]["target"]) == ("five-card", 61)
+
+
+def test_on_a_desktop_the_current_step_is_in_view_before_the_board(server: Server) -> None:
+    """1280 x 800: the play's card buttons need no scrolling; the board comes after them."""
+    status, created = server.call("POST", "/api/games", {"players": 2, "first_dealer": 1})
+    assert status == 201
+    game = "/api/games/" + created["id"]
+    for action in [
+        {"kind": "deal", "hands": [["5H", "5D", "JC", "6S", "9H", "QD"],
+                                   ["2C", "3C", "4D", "KH", "8S", "7C"]]},
+        {"kind": "discard", "seat": 0, "cards": ["9H", "QD"]},
+        {"kind": "discard", "seat": 1, "cards": ["KH", "8S"]},
+        {"kind": "starter", "card": "5S"},
+    ]:  # fmt: skip
+        assert server.call("POST", game + "/actions", action)[0] == 200
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(f"{server.url}/games/{created['id']}")
+        first = page.get_by_role("button", name="6 of spades")  # the leader holds it
+        first.wait_for()
+        box, board = first.bounding_box(), page.locator("#board").bounding_box()
+        assert box is not None and board is not None
+        assert box["y"] + box["height"] <= 800 and board["y"] > box["y"]

@@ -210,6 +210,8 @@ def check_summary(page: sync_api.Page, game: Game, deal: int) -> None:
         assert cells == [str(points[k]) for k in ("pegging", "hand", "crib", "other", "deal")] + [
             str(game.scores[seat])
         ]
+    # the "other" column says what it holds
+    assert "other: muggins taken, penalties and score corrections" in page.inner_text("#summary")
 
 
 @pytest.mark.parametrize("size", list(SIZES))

@@ -464,14 +464,18 @@ function shownCards(nxt) {
   return log[0].cards.slice(nxt.seat * per, (nxt.seat + 1) * per).filter((card) => !discards.includes(card));
 }
 
-/* The last claim's flag, beside where claims are made; a deal's flags stay with that deal
-   (in the next deal they are in its shows and the summary, not here). An open muggins
-   window is shown whenever it is open: the opponent may still call it. */
+/* The last claim's flag, beside where claims are made: the play's claims during the play, the
+   shows' during the show (a deal's flags stay with that deal: in the next deal they are in its
+   shows and the summary, not here). An open muggins window is shown whenever it is open: the
+   opponent may still call it. */
 function renderMuggins() {
   const box = $("muggins");
   box.replaceChildren();
   const thisDeal = state.phase === "play" || state.phase === "show";
-  const last = thisDeal ? [...state.events].reverse().find((e) => e.claim && e.deal === state.deal) : null;
+  const ofThisPhase = (e) => ["hand", "crib"].includes(e.kind) === (state.phase === "show");
+  const last = thisDeal
+    ? [...state.events].reverse().find((e) => e.claim && e.deal === state.deal && ofThisPhase(e))
+    : null;
   const open = state.muggins_open;
   if (!last && !open) { box.hidden = true; return; }
   box.hidden = false;
@@ -544,7 +548,8 @@ function renderSummary() {
     cell(state.scores[sideOf(seat)])));
   const heads = ["", t("pegging"), t("hand"), t("crib"), t("other"), t("deal"), t("score")];
   box.replaceChildren(el("h3", {}, t("Deal {number} summary", { number: deal })), el("table", { class: "summary-table" },
-    el("tr", {}, ...heads.map((h) => el("th", {}, h))), ...rows));
+    el("tr", {}, ...heads.map((h) => el("th", {}, h))), ...rows),
+    el("p", { class: "muted" }, t("other: muggins taken, penalties and score corrections")));
 }
 
 function renderPlay() {
