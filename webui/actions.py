@@ -15,7 +15,7 @@ from scorer.game import Game
 from scorer.json_api import show_to_json
 from webui.bodies import card, cards, check_fields, integer, required_int
 from webui.errors import ApiError
-from webui.i18n import spoken
+from webui.languages.i18n import spoken
 from webui.limits import BOUNDS
 
 Result = dict[str, Any] | None

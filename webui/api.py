@@ -21,8 +21,8 @@ from webui.camera_view import game_camera_view
 from webui.capture import CameraFeed
 from webui.errors import ApiError, GameNotFoundError, as_api_error
 from webui.frames import FrameMemory, Pictures, held_picture
-from webui.i18n import with_spoken
 from webui.images import image_kind
+from webui.languages.i18n import with_spoken
 from webui.live import Broker, CameraEvents, event_stream
 from webui.page_tables import PageTables
 from webui.photo_reading import read_frame, read_photo

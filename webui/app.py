@@ -13,7 +13,7 @@ from flask import Flask, Response, jsonify
 
 from vision.photo_reader import PhotoReader
 from vision.reading import CardReader
-from webui import i18n, limits, paired, pairing, security
+from webui import limits, paired, pairing, security
 from webui.api import api
 from webui.camera_api import camera_api
 from webui.capture import CameraFeed, ReaderFactory, TableHook
@@ -21,6 +21,7 @@ from webui.decks import stop_tune
 from webui.enroll_api import install as install_decks
 from webui.errors import register_error_handlers
 from webui.frames import FrameMemory
+from webui.languages import i18n
 from webui.limits import LIMITS, BoundedInt
 from webui.live import CAMERA_KEY, Broker
 from webui.page_tables import PageTables

@@ -28,19 +28,19 @@ from scorer.errors import (
     english,
     json_values,
 )
-from webui.i18n import language
-from webui.refusals import KINDS, TEMPLATES, in_language
+from webui.languages.i18n import language
+from webui.languages.refusals import KINDS, TEMPLATES, in_language
 
 log = logging.getLogger(__name__)
 
 
 class ApiError(Exception):
     """A request the API refuses, with the HTTP status to answer. `code` and `values`: what the
-    refusal is, answered beside the sentence; a code of `webui.refusals.TEMPLATES` (made with
-    `coded`) is said in the request's language, at a game's table (`names`: its seat names) in
-    the table's words. Another code (an upload refused, a tune the server cannot run) is worded
-    by the page itself, with what only the page knows (a file's name); the sentence of a
-    refusal without a code stays English."""
+    refusal is, answered beside the sentence; a code of `webui.languages.refusals.TEMPLATES`
+    (made with `coded`) is said in the request's language, at a game's table (`names`: its seat
+    names) in the table's words. Another code (an upload refused, a tune the server cannot run)
+    is worded by the page itself, with what only the page knows (a file's name); the sentence of
+    a refusal without a code stays English."""
 
     status = 400
     code: str | None = None

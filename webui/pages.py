@@ -12,7 +12,7 @@ from werkzeug.wrappers import Response
 
 from webui.api import store
 from webui.devices import browser_name
-from webui.i18n import t
+from webui.languages.i18n import t
 from webui.pairing import PairingLocked, check_code, devices
 
 pages = Blueprint("pages", __name__)

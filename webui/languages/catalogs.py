@@ -1,10 +1,11 @@
 """Keeping the message catalogs: every message of the pages, their scripts, the refusals and
 the spoken count, extracted from the code, and what each language's catalog lacks.
 
-    python -m webui.catalogs update      # translations/messages.pot from the code, merged
-                                         # into every <code>.po (new messages left to translate)
-    python -m webui.catalogs check       # exit 1, naming each message a catalog lacks
-    python -m webui.catalogs new de      # start translations/de.po for a new language
+    python -m webui.languages.catalogs update   # translations/messages.pot from the code,
+                                                # merged into every <code>.po (new messages
+                                                # left to translate)
+    python -m webui.languages.catalogs check    # exit 1, naming each message a catalog lacks
+    python -m webui.languages.catalogs new de   # start translations/de.po for a new language
 
 The markers are `t()`, `tn()`, `tc()` (Python and the page scripts), `_()`, `ngettext()`,
 `pgettext()` (templates) and `_p(context, text)` (text marked where it is defined).
@@ -21,11 +22,12 @@ from babel.messages.catalog import Catalog, Message
 from babel.messages.extract import extract
 from babel.messages.pofile import read_po, write_po
 
-from webui.i18n import SOURCE, TRANSLATIONS
+from webui.languages.i18n import SOURCE, TRANSLATIONS
 
 #: Where messages are: (folder, file pattern, extraction method). The folders are packages.
 SOURCES = (
     ("webui", "*.py", "python"),
+    ("webui", "*/*.py", "python"),  # the app's rooms (webui/games/, webui/languages/, ...)
     ("scorer", "spoken.py", "python"),
     ("scorer", "refusals.py", "python"),
     ("webui", "templates/*.html", "jinja2.ext:babel_extract"),
@@ -47,7 +49,7 @@ _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 
 def _root() -> Path:
-    return Path(__file__).resolve().parent.parent
+    return Path(__file__).resolve().parents[2]
 
 
 def extract_messages() -> Catalog:

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from scorer.cards import Suit
 from scorer.errors import Value
 from scorer.refusals import REFUSALS, SLOTS, Slot
-from webui.i18n import Language
+from webui.languages.i18n import Language
 
 
 def _p(context: str, text: str) -> str:
@@ -90,7 +90,7 @@ def in_language(
     """The refusal `code` with `values` in `language`; at a game's table (`names` given) with
     seats as the players' names and cards with suit symbols.
 
-    >>> from webui.i18n import english
+    >>> from webui.languages.i18n import english
     >>> turn = {"seat": 1, "action": {"code": "play_card", "values": {"card": "7C"}}, "turn": 0}
     >>> in_language("in_deal", {"number": 1, "message": {"code": "not_your_turn",
     ...             "values": turn}}, ["Ann", "Bob"], english())

@@ -2,10 +2,11 @@
 page scripts' share of the same catalogs.
 
 English is the source language: its text is the catalogs' message ids, in the code. Every other
-language is one file, `translations/<code>.po` (`da.po`, `ro.po`), read when the app starts;
-adding a language is adding its file (`python -m webui.catalogs new de`). A request is answered
-in the language its device chose with the switch on the page (the `cribcam-lang` cookie), else
-the first of the browser's languages (Accept-Language) that has a catalog, else English.
+language is one file, `webui/translations/<code>.po` (`da.po`, `ro.po`), read when the app
+starts; adding a language is adding its file (`python -m webui.languages.catalogs new de`). A
+request is answered in the language its device chose with the switch on the page (the
+`cribcam-lang` cookie), else the first of the browser's languages (Accept-Language) that has a
+catalog, else English.
 
 Templates call `_()` / `ngettext()` / `pgettext()`; Python code `t()` / `tn()` / `tc()`; the page
 scripts the same `t()` / `tn()` / `tc()` (static/i18n.js) over this catalog as JSON, served at
@@ -44,7 +45,7 @@ from werkzeug.wrappers import Response as BaseResponse
 from scorer.cards import parse_card, parse_cards
 from scorer.show import Show, score_show
 
-TRANSLATIONS = Path(__file__).parent / "translations"
+TRANSLATIONS = Path(__file__).parents[1] / "translations"
 SOURCE = "en"
 COOKIE = "cribcam-lang"
 #: How long a device keeps its choice of language.

@@ -20,9 +20,9 @@ from scorer.errors import GameError, phrase
 from scorer.show import score_show
 from tests.webui.conftest import HANDS, Act, play_to_pegging
 from webui import create_app
-from webui.catalogs import TEMPLATE, extract_messages, problems, read_catalog
-from webui.i18n import COOKIE, SOURCE, TRANSLATIONS, Language, choose, load_languages
-from webui.refusals import in_language
+from webui.languages.catalogs import TEMPLATE, extract_messages, problems, read_catalog
+from webui.languages.i18n import COOKIE, SOURCE, TRANSLATIONS, Language, choose, load_languages
+from webui.languages.refusals import in_language
 
 LANGUAGES = load_languages()
 CATALOGS = sorted(TRANSLATIONS.glob("*.po"))
@@ -61,8 +61,8 @@ def test_a_missing_message_fails_the_check() -> None:
 
 
 def test_the_template_holds_the_code_s_messages() -> None:
-    """translations/messages.pot is what `python -m webui.catalogs update` makes of the code:
-    a translator starting a language from it sees every message."""
+    """translations/messages.pot is what `python -m webui.languages.catalogs update` makes of the
+    code: a translator starting a language from it sees every message."""
     keys = lambda catalog: {(m.context, str(m.id)) for m in catalog if m.id}  # noqa: E731
     assert keys(read_catalog(TEMPLATE)) == keys(extract_messages())
 

@@ -17,11 +17,11 @@ from flask.testing import FlaskClient
 from scorer.errors import Value, slots
 from scorer.refusals import REFUSALS
 from tests.webui.conftest import Act, play_to_pegging
-from webui.catalogs import read_catalog
-from webui.i18n import COOKIE, TRANSLATIONS, english, load_languages
-from webui.refusals import API_REFUSALS, KINDS, TEMPLATES, in_language
+from webui.languages.catalogs import read_catalog
+from webui.languages.i18n import COOKIE, TRANSLATIONS, english, load_languages
+from webui.languages.refusals import API_REFUSALS, KINDS, TEMPLATES, in_language
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CATALOGS = sorted(TRANSLATIONS.glob("*.po"))
 LANGUAGES = load_languages()
 _PLACEHOLDER = re.compile(r"(?<!\{)\{(\w+)\}")

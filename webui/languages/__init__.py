@@ -1,0 +1,1 @@
+"""Languages: the page's catalogs, each request's language, and refusals worded from codes."""
