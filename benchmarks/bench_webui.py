@@ -30,7 +30,7 @@ from vision.photo_reader import PhotoReader, load_photo_reader
 from vision.reading import StageTimes
 from vision.table.sources import decode_image
 from webui import create_app
-from webui.server import make_server
+from webui.guard.server import make_server
 
 DEMO = Path(__file__).resolve().parent.parent / "webui" / "static" / "demo" / "table.jpg"
 

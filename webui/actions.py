@@ -13,10 +13,10 @@ from typing import Any
 from scorer.errors import Phrase, phrase
 from scorer.game import Game
 from scorer.json_api import show_to_json
-from webui.bodies import card, cards, check_fields, integer, required_int
 from webui.errors import ApiError
+from webui.guard.bodies import card, cards, check_fields, integer, required_int
+from webui.guard.limits import BOUNDS
 from webui.languages.i18n import spoken
-from webui.limits import BOUNDS
 
 Result = dict[str, Any] | None
 _Handler = Callable[[Game, dict[str, Any]], Result]

@@ -16,12 +16,12 @@ from scorer.json_api import score_request
 from scorer.settings import Settings
 from vision.frame_json import frame_json
 from webui.actions import parse_action
-from webui.bodies import cards, check_fields, event_id, integer, json_body, json_object, names
 from webui.camera_view import game_camera_view
 from webui.capture import CameraFeed
 from webui.errors import ApiError, GameNotFoundError, as_api_error
 from webui.frames import FrameMemory, Pictures, held_picture
-from webui.images import image_kind
+from webui.guard.bodies import cards, check_fields, event_id, integer, json_body, json_object, names
+from webui.guard.images import image_kind
 from webui.languages.i18n import with_spoken
 from webui.live import Broker, CameraEvents, event_stream
 from webui.page_tables import PageTables

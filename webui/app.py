@@ -13,7 +13,6 @@ from flask import Flask, Response, jsonify
 
 from vision.photo_reader import PhotoReader
 from vision.reading import CardReader
-from webui import limits, paired, pairing, security
 from webui.api import api
 from webui.camera_api import camera_api
 from webui.capture import CameraFeed, ReaderFactory, TableHook
@@ -21,8 +20,9 @@ from webui.decks import stop_tune
 from webui.enroll_api import install as install_decks
 from webui.errors import register_error_handlers
 from webui.frames import FrameMemory
+from webui.guard import limits, paired, pairing, security
+from webui.guard.limits import LIMITS, BoundedInt
 from webui.languages import i18n
-from webui.limits import LIMITS, BoundedInt
 from webui.live import CAMERA_KEY, Broker
 from webui.page_tables import PageTables
 from webui.pages import pages
@@ -44,7 +44,7 @@ DEFAULTS: dict[str, Any] = {
     "PAIRING_CODE": None,  # set (by --lan): other devices must pair first
     "TRUST_LOOPBACK": True,  # this machine needs no pairing (False: it pairs too, for tests)
     "ALLOWED_HOSTS": None,  # host names served; None: loopback's (and with --lan this machine's)
-    "LIMITS": LIMITS,  # what a client, a request and a body may take (webui.limits)
+    "LIMITS": LIMITS,  # what a client, a request and a body may take (webui.guard.limits)
     "DECKS_DIR": None,  # deck profiles (decks.py); None: <models>/decks or the data dir
     "DECK_TUNER": None,  # a deck_tuning.DeckTuner; None: cribtrain.fit.tune (needs the train extra)
     "DECK_TUNE_SECONDS": 180.0,  # the deck tune's budget

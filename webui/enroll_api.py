@@ -41,11 +41,11 @@ from vision.decks.enroll import SUITS, EnrollmentError, crop_from_patch, cut_pat
 from vision.decks.profiles import Profile, ProfileError
 from vision.errors import VisionError
 from vision.table.sources import decode_image
-from webui.bodies import check_fields, json_object
 from webui.decks import Decks, deck_json, decks, decks_json, save_enrolment
 from webui.enroll_sessions import EnrollReader, Session, session_json
 from webui.errors import DAMAGED_IMAGE, NOT_AN_IMAGE, ApiError, NoCardModelError
-from webui.images import image_kind
+from webui.guard.bodies import check_fields, json_object
+from webui.guard.images import image_kind
 
 Image = npt.NDArray[np.uint8]
 

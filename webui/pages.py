@@ -11,9 +11,9 @@ from flask import Blueprint, current_app, redirect, render_template, request, se
 from werkzeug.wrappers import Response
 
 from webui.api import store
-from webui.devices import browser_name
+from webui.guard.devices import browser_name
+from webui.guard.pairing import PairingLocked, check_code, devices
 from webui.languages.i18n import t
-from webui.pairing import PairingLocked, check_code, devices
 
 pages = Blueprint("pages", __name__)
 

@@ -11,8 +11,8 @@ from flask import Blueprint, Response, current_app, jsonify
 
 from scorer.cards import Card
 from webui.api import _published, held_frames, store
-from webui.bodies import cards, check_fields, integer, json_object
 from webui.errors import ApiError, as_api_error
+from webui.guard.bodies import cards, check_fields, integer, json_object
 from webui.table_mode import TableModes
 
 table_api = Blueprint("table_api", __name__, url_prefix="/api/games/<game_id>/table")

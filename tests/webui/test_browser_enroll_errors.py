@@ -21,7 +21,7 @@ from tests.webui.test_browser import chromium, phone_page
 from tests.webui.test_enroll_api import HEARTS, ShotReader
 from webui import create_app
 from webui.app import shutdown
-from webui.server import make_server
+from webui.guard.server import make_server
 
 pytestmark = pytest.mark.slow  # a real browser: left out of the fast loop
 

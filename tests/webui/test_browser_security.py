@@ -15,9 +15,9 @@ import pytest
 from playwright import sync_api
 from playwright.sync_api import expect
 
+from tests.webui.guard.test_server_limits import running
 from tests.webui.test_browser import chromium, phone_page
 from tests.webui.test_serve import Server
-from tests.webui.test_server_limits import running
 
 pytestmark = pytest.mark.slow  # a real browser: left out of the fast loop
 

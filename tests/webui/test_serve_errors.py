@@ -14,8 +14,8 @@ import pytest
 
 from cribcam.cli import main
 from webui import create_app
+from webui.guard.server import PortInUseError, check_port, make_server
 from webui.paths import default_db
-from webui.server import PortInUseError, check_port, make_server
 from webui.store import GamesDatabaseError, GameStore
 
 #: A JPEG's first bytes, then noise: a photo given as the database.

@@ -10,7 +10,7 @@ from flask import request
 
 from scorer.cards import Card, parse_card, parse_cards
 from webui.errors import ApiError
-from webui.limits import BOUNDS, limits
+from webui.guard.limits import BOUNDS, limits
 
 
 def json_body() -> Any:

@@ -3,7 +3,7 @@
 
 Each open page holds one worker thread for its live-update stream, so the pool has a thread for
 every live-stream slot (`ServerLimits.live_streams`) beyond the ordinary requests' threads:
-open pages never starve other requests. `webui.connections` bounds slow and greedy clients.
+open pages never starve other requests. `webui.guard.connections` bounds slow and greedy clients.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from typing import TextIO
 from cheroot import wsgi
 from flask import Flask
 
-from webui.connections import ClientCounter, GuardedConnection, WorkerTLS
-from webui.limits import ServerLimits
+from webui.guard.connections import ClientCounter, GuardedConnection, WorkerTLS
+from webui.guard.limits import ServerLimits
 
 
 class PortInUseError(OSError):
@@ -35,7 +35,7 @@ class PortInUseError(OSError):
 
 class Server(wsgi.Server):
     """cheroot's WSGI server with the app's limits: threads, backlog, idle timeout,
-    keep-alive connections, and per-client connections (`webui.connections`)."""
+    keep-alive connections, and per-client connections (`webui.guard.connections`)."""
 
     ConnectionClass = GuardedConnection
 

@@ -25,9 +25,9 @@ from typing import Any
 import pytest
 
 from webui import create_app
-from webui.limits import LIMITS, ServerLimits
-from webui.server import Server, make_server
-from webui.tls import ensure_certificate
+from webui.guard.limits import LIMITS, ServerLimits
+from webui.guard.server import Server, make_server
+from webui.guard.tls import ensure_certificate
 
 #: How long a test waits for an answer that must come: a bound against a hang.
 WAIT = 30.0

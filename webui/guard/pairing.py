@@ -1,7 +1,7 @@
 """Pairing: on the LAN, a device must enter the code the server printed before it may act.
 
 Requests from this machine (loopback) need no pairing. Pairing gives the browser a random
-device token in its signed session cookie (`webui.devices`; never the code itself), which the
+device token in its signed session cookie (`webui.guard.devices`; never the code itself), which the
 host's page can revoke. Tools may send the code in an ``X-Pairing-Code`` header instead.
 
 Wrong codes are counted per client address (`PairingGuard`): after a few, that address must
@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from flask import Flask, Response, current_app, jsonify, redirect, request, session, url_for
 from werkzeug.wrappers import Response as BaseResponse
 
-from webui.devices import Device, Devices
-from webui.limits import ServerLimits
+from webui.guard.devices import Device, Devices
+from webui.guard.limits import ServerLimits
 
 _OPEN_ENDPOINTS = {"healthz", "static", "pages.pair", "i18n.catalog", "i18n.switch"}
 

@@ -12,8 +12,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from webui import create_app
-from webui.limits import LIMITS
-from webui.pairing import PairingGuard, client_key
+from webui.guard.limits import LIMITS
+from webui.guard.pairing import PairingGuard, client_key
 
 PHONE = {"REMOTE_ADDR": "192.0.2.7"}  # documentation addresses: never contacted
 CODE = "123456"

@@ -1,7 +1,7 @@
 """Every limit the server enforces, in one place, and the parts of the app that enforce them:
 the bounds of numbers a body may carry, live-stream slots, and request bodies before Flask.
 
-The HTTP server (`webui.connections`) reads its limits from the same `ServerLimits`, so a
+The HTTP server (`webui.guard.connections`) reads its limits from the same `ServerLimits`, so a
 test or a benchmark can tighten or widen them all at once with `create_app({"LIMITS": ...})`
 and `make_server(..., limits=...)`.
 """

@@ -22,7 +22,7 @@ import PIL.WebPImagePlugin
 import simplejpeg  # libjpeg-turbo's strict mode reports a JPEG's missing data; cv2 only warns
 
 from webui.errors import DAMAGED_IMAGE, NOT_AN_IMAGE, ApiError
-from webui.limits import limits
+from webui.guard.limits import limits
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _PNG_END = b"IEND\xaeB`\x82"

@@ -20,11 +20,11 @@ from flask.testing import FlaskClient
 from tests.helpers import png_claiming
 from tests.webui.conftest import Act, play_to_pegging
 from webui import create_app
-from webui.security import CONTENT_SECURITY_POLICY, host_name, server_names
+from webui.guard.security import CONTENT_SECURITY_POLICY, host_name, server_names
 from webui.store import GameStore
 
 EVIL = "https://evil.example"
-DEMO = Path(__file__).resolve().parents[2] / "webui" / "static" / "demo" / "table.jpg"
+DEMO = Path(__file__).resolve().parents[3] / "webui" / "static" / "demo" / "table.jpg"
 
 
 def error_of(response: Any, status: int) -> str:
@@ -60,13 +60,13 @@ def test_the_loopback_names_are_served(client: FlaskClient, host: str) -> None:
 def test_with_lan_the_machine_s_own_names_and_addresses_are_served(
     monkeypatch: pytest.MonkeyPatch, db_path: Path
 ) -> None:
-    import webui.security
+    import webui.guard.security
 
-    monkeypatch.setattr(webui.security, "local_names",
+    monkeypatch.setattr(webui.guard.security, "local_names",
                         lambda: (["laptop", "laptop.home.arpa"], []))  # fmt: skip
-    monkeypatch.setattr(webui.security, "lan_addresses",
+    monkeypatch.setattr(webui.guard.security, "lan_addresses",
                         lambda: [ipaddress.ip_address("192.0.2.10")])  # fmt: skip
-    monkeypatch.setattr(webui.security.socket, "gethostname", lambda: "laptop")
+    monkeypatch.setattr(webui.guard.security.socket, "gethostname", lambda: "laptop")
     names = server_names("0.0.0.0", lan=True)
     assert {"127.0.0.1", "localhost", "::1", "laptop", "laptop.local", "laptop.home.arpa",
             "192.0.2.10"} <= names  # fmt: skip
@@ -163,7 +163,7 @@ def test_every_answer_carries_the_security_headers(
 
 def test_the_templates_hold_no_inline_script_style_or_handler() -> None:
     """The CSP allows only this origin's files: anything inline would be blocked."""
-    for template in (Path(__file__).resolve().parents[2] / "webui" / "templates").glob("*.html"):
+    for template in (Path(__file__).resolve().parents[3] / "webui" / "templates").glob("*.html"):
         text = template.read_text()
         assert "<style" not in text and " style=" not in text, template
         assert "<script>" not in text and " onclick=" not in text and "javascript:" not in text

@@ -29,7 +29,7 @@ from cheroot.makefile import MakeFile, StreamReader
 from cheroot.server import HTTPConnection, HTTPRequest, SizeCheckWrapper
 from cheroot.ssl.builtin import BuiltinSSLAdapter
 
-from webui.limits import ServerLimits
+from webui.guard.limits import ServerLimits
 
 
 class Deadline:

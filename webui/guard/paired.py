@@ -11,7 +11,7 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app, jsonify, render_template, request
 
 from webui.errors import ApiError
-from webui.pairing import devices, is_loopback
+from webui.guard.pairing import devices, is_loopback
 
 paired = Blueprint("paired", __name__)
 

@@ -16,9 +16,10 @@ from cryptography import x509
 
 from cribcam.commands.serve import lan_lines, listening_addresses
 from tests.webui.test_serve import Server
-from webui import create_app, tls
-from webui.limits import LIMITS
-from webui.tls import ensure_certificate, fingerprint, lan_addresses
+from webui import create_app
+from webui.guard import tls
+from webui.guard.limits import LIMITS
+from webui.guard.tls import ensure_certificate, fingerprint, lan_addresses
 
 PHONE = {"REMOTE_ADDR": "192.0.2.7"}  # a documentation address: never contacted
 

@@ -6,7 +6,7 @@
 - **Cross-site requests.** A browser names the page a request comes from (`Origin`,
   `Sec-Fetch-Site`): a request that changes something, or any API request, from another site
   is refused with 403. Tools (curl, scripts) send neither header and are served as before;
-  JSON bodies must also say `Content-Type: application/json` (`webui.bodies`), which no other
+  JSON bodies must also say `Content-Type: application/json` (`webui.guard.bodies`), which no other
   site can send without the browser asking first.
 - **Headers on every answer**: a content security policy that allows this origin only (the
   page loads nothing from elsewhere), no framing, no content sniffing, no referrer.
@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 from flask import Flask, Response, current_app, request
 
 from webui.errors import ApiError
-from webui.tls import lan_addresses, local_names
+from webui.guard.tls import lan_addresses, local_names
 
 #: Names every server answers to: it always listens on loopback too, or only there.
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})

@@ -1,0 +1,1 @@
+"""The server's guard: limits, hosts and origins, strict bodies and uploads, pairing and TLS."""
