@@ -16,8 +16,8 @@ from vision.reading import CardReader
 from webui.api import api
 from webui.camera_api import camera_api
 from webui.capture import CameraFeed, ReaderFactory, TableHook
-from webui.decks import stop_tune
-from webui.enroll_api import install as install_decks
+from webui.decks.api import install as install_decks
+from webui.decks.state import stop_tune
 from webui.errors import register_error_handlers
 from webui.frames import FrameMemory
 from webui.guard import limits, paired, pairing, security
@@ -45,10 +45,10 @@ DEFAULTS: dict[str, Any] = {
     "TRUST_LOOPBACK": True,  # this machine needs no pairing (False: it pairs too, for tests)
     "ALLOWED_HOSTS": None,  # host names served; None: loopback's (and with --lan this machine's)
     "LIMITS": LIMITS,  # what a client, a request and a body may take (webui.guard.limits)
-    "DECKS_DIR": None,  # deck profiles (decks.py); None: <models>/decks or the data dir
-    "DECK_TUNER": None,  # a deck_tuning.DeckTuner; None: cribtrain.fit.tune (needs the train extra)
+    "DECKS_DIR": None,  # deck profiles (decks/state.py); None: <models>/decks or the data dir
+    "DECK_TUNER": None,  # a decks.tuning.DeckTuner; None: cribtrain.fit.tune (the train extra)
     "DECK_TUNE_SECONDS": 180.0,  # the deck tune's budget
-    "ENROLL_READER": None,  # () -> an enroll_sessions.EnrollReader; None: the detector's
+    "ENROLL_READER": None,  # () -> a decks.sessions.EnrollReader; None: the detector's
     "MAX_CONTENT_LENGTH": LIMITS.body_bytes,  # a phone JPEG is well under this
     "SSE_MAX_SECONDS": 300.0,  # a live stream ends and the browser reconnects
     "JSON_SORT_KEYS": False,

@@ -2,7 +2,7 @@
 HEIC from a phone, a JPEG cut short) is named by its number and file with what to do, and
 without the `train` extra "Save and tune" is off with the reason and the command beside it.
 
-The server runs in this process (the stand-in reader of test_enroll_api reads the shots), so
+The server runs in this process (the stand-in reader of decks/test_api.py reads the shots), so
 the missing extra is simulated by monkeypatching its check, never by uninstalling it."""
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from playwright import sync_api
 
-import webui.decks
+import webui.decks.state
 from cribtrain.data.synth import load_decks
 from tests.vision.decks.test_enroll import CLUBS, FIXTURE, Templates, layout
+from tests.webui.decks.test_api import HEARTS, ShotReader
 from tests.webui.test_browser import chromium, phone_page
-from tests.webui.test_enroll_api import HEARTS, ShotReader
 from webui import create_app
 from webui.app import shutdown
 from webui.guard.server import make_server
@@ -39,7 +39,8 @@ def reader() -> ShotReader:
 @pytest.fixture
 def url(tmp_path: Path, reader: ShotReader, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """The app without the train extra (as its check sees it), served on 127.0.0.1."""
-    monkeypatch.setattr(webui.decks, "missing_train_packages", lambda: ["torch", "ultralytics"])
+    monkeypatch.setattr(webui.decks.state, "missing_train_packages",
+                        lambda: ["torch", "ultralytics"])  # fmt: skip
     app = create_app({"DATABASE": tmp_path / "games.sqlite3", "DECKS_DIR": tmp_path / "decks",
                       "ENROLL_READER": lambda: reader})  # fmt: skip
     server = make_server(app, "127.0.0.1", 0)

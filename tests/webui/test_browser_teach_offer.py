@@ -148,7 +148,7 @@ def test_the_enrol_page_takes_any_photos_and_shows_the_measured_figure(
 ) -> None:
     """Two photos where a card repeats are both taken (the shipped models read them); a
     finished tune (its status stood in for: the tune itself is tested in test_tune.py and
-    test_enroll_api.py) shows its figure, and the device no longer offers teaching."""
+    decks/test_api.py) shows its figure, and the device no longer offers teaching."""
     decks = load_decks([FIXTURE])
     photos = []
     for k, cards in enumerate((["QH", "3S", "10D", "AC"], ["AC", "5H", "9C", "QH"])):

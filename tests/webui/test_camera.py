@@ -306,7 +306,7 @@ def test_a_frame_the_reader_cannot_read_is_skipped(reader: Reader) -> None:
 
 def test_each_frame_is_read_with_the_reader_the_factory_gives_then() -> None:
     """The feed keeps no reader: a reader handed out after a change (a deck chosen, see
-    test_enroll_api.py) reads the next frames, the one before no more."""
+    decks/test_api.py) reads the next frames, the one before no more."""
     reader, other = CountingReader(), CountingReader()
     current = [reader]
     feed = CameraFeed("spec", lambda: current[0], opener=lambda spec: Frames(), interval=0.001)

@@ -4,8 +4,8 @@ A session (`POST /api/enroll`) holds the photos of a deck (any photos of its car
 repeat across photos, or one suit per photo laid out A to K) and the cards each photo proposed
 (`vision.decks.enroll.propose`), numbered across photos, with the player's corrections. Sessions
 live in memory only, a few at a time for a few hours: an enrolment is short-lived and nothing in
-it matters until it is finished and saved as the deck's profile (`webui.decks`). Kept apart from
-the endpoints so the session model can be read and tested without the HTTP around it.
+it matters until it is finished and saved as the deck's profile (`webui.decks.state`). Kept apart
+from the endpoints so the session model can be read and tested without the HTTP around it.
 """
 
 from __future__ import annotations

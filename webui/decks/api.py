@@ -1,21 +1,21 @@
 """Teaching cribcam a deck from the page: the enrolment and deck endpoints, and the page.
 
 The flow of `cribcam enroll` and `cribcam deck` (cribcam/commands/decks.py) over HTTP. A
-session (`POST /api/enroll`, `webui.enroll_sessions`) takes photos of the deck: any photos of
+session (`POST /api/enroll`, `webui.decks.sessions`) takes photos of the deck: any photos of
 its cards (the default; a card in several photos is more examples of it), or one suit per photo
 laid out A to K. Each photo is read at once and the answer is every card found so far,
 numbered, with its proposed identity, whether the layout order and the model disagree, a crop
 to show, the cards not seen (information) and any card one photo shows twice (to correct). The
 player corrects cards with a tap; finishing saves the confirmed index patches as the deck's
-profile (`webui.decks`) and starts the tune in the background (`webui.deck_tuning`), one at a
-time, with progress and cancel. A failed or cancelled tune leaves the profile's previous reader
+profile (`webui.decks.state`) and starts the tune in the background (`webui.decks.tuning`), one
+at a time, with progress and cancel. A failed or cancelled tune leaves the profile's previous reader
 in place.
 
 This module is the HTTP side only: reading and checking requests, the endpoints and their
 wiring into the app; the state they act on lives in the modules named above.
 
 Configuration (`create_app`): ``ENROLL_READER`` (a factory of an `EnrollReader`; None: the
-detector's card reader), and the deck settings described in `webui.decks`.
+detector's card reader), and the deck settings described in `webui.decks.state`.
 """
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ from vision.decks.enroll import SUITS, EnrollmentError, crop_from_patch, cut_pat
 from vision.decks.profiles import Profile, ProfileError
 from vision.errors import VisionError
 from vision.table.sources import decode_image
-from webui.decks import Decks, deck_json, decks, decks_json, save_enrolment
-from webui.enroll_sessions import EnrollReader, Session, session_json
+from webui.decks.sessions import EnrollReader, Session, session_json
+from webui.decks.state import Decks, deck_json, decks, decks_json, save_enrolment
 from webui.errors import DAMAGED_IMAGE, NOT_AN_IMAGE, ApiError, NoCardModelError
 from webui.guard.bodies import check_fields, json_object
 from webui.guard.images import image_kind

@@ -8,7 +8,7 @@ server camera read with it from their next image on. Saving an
 enrolment as a profile and the decks' JSON views live here too, beside the state they show.
 
 Configuration (`create_app`): ``DECKS_DIR`` (the profiles' folder; None: `<models>/decks` or
-the user data dir), ``DECK_TUNER`` (a `webui.deck_tuning.DeckTuner`; None: `tune_profile` on
+the user data dir), ``DECK_TUNER`` (a `webui.decks.tuning.DeckTuner`; None: `tune_profile` on
 the base models, which needs the ``train`` extra) and ``DECK_TUNE_SECONDS`` (its budget).
 """
 
@@ -29,8 +29,8 @@ from flask import Flask, current_app
 from cribtrain.fit.tune import TRAIN_HINT, WEIGHTS_FILE, Cancel, Progress, TuneResult
 from vision.decks.profiles import Profile, ProfileStore, default_root, write_patch
 from vision.detection.models import MODELS_DIR, READER_FILE
-from webui.deck_tuning import DeckTuner, TuneRunner, missing_train_packages, vision_tuner
-from webui.enroll_sessions import Sessions
+from webui.decks.sessions import Sessions
+from webui.decks.tuning import DeckTuner, TuneRunner, missing_train_packages, vision_tuner
 from webui.errors import ApiError
 
 log = logging.getLogger(__name__)

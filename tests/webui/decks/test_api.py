@@ -21,7 +21,7 @@ from flask.testing import FlaskClient
 
 import cribtrain.fit.tune
 import vision.photo_reader
-import webui.decks
+import webui.decks.state
 from cribtrain.data.synth import Deck, load_decks
 from cribtrain.fit.tune import (
     Cancel,
@@ -41,10 +41,10 @@ from vision.photo_reader import PhotoReader
 from vision.table.cards import FrameCards, cards_from_detections
 from webui import create_app
 from webui.app import shutdown
-from webui.enroll_sessions import MAX_SESSIONS
+from webui.decks.sessions import MAX_SESSIONS
 
 Image = npt.NDArray[np.uint8]
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 HEARTS = [card[:-1] + "H" for card in CLUBS]
 
 
@@ -209,7 +209,7 @@ def wait_tune(client: FlaskClient, *states: str) -> Any:
     thread joined), never polled; the bound only keeps a stuck tune from hanging the test."""
     status = ok(client.get("/api/tune"))
     if status["state"] not in states:
-        the_decks: webui.decks.Decks = client.application.extensions["cribcam.decks"]
+        the_decks: webui.decks.state.Decks = client.application.extensions["cribcam.decks"]
         assert the_decks.tuner.wait(60.0), f"the tune is still {status['state']} after 60 s"
         status = ok(client.get("/api/tune"))
     assert status["state"] in states, f"the tune never reached {states}: {status}"
@@ -477,7 +477,7 @@ def test_tuning_without_the_train_extra_keeps_the_crops(
     db_path: Path, decks_dir: Path, reader: ShotReader, decks: list[Deck],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # fmt: skip
-    monkeypatch.setattr(webui.decks, "missing_train_packages", lambda: ["torch"])
+    monkeypatch.setattr(webui.decks.state, "missing_train_packages", lambda: ["torch"])
     client = make_app(db_path, decks_dir, ENROLL_READER=lambda: reader).test_client()
     sid = start(client, suits=["C"])
     shoot(client, reader, decks, sid, CLUBS)
