@@ -13,31 +13,32 @@ from flask import Flask, Response, jsonify
 
 from vision.photo_reader import PhotoReader
 from vision.reading import CardReader
-from webui.api import api
-from webui.camera_api import camera_api
-from webui.capture import CameraFeed, ReaderFactory, TableHook
+from webui.camera.api import camera_api
+from webui.camera.camera_view import camera_events
+from webui.camera.capture import CameraFeed, ReaderFactory, TableHook
+from webui.camera.frames import FrameMemory, held_picture
+from webui.camera.page_tables import PageTables
+from webui.camera.reader_health import ReaderHealth
+from webui.camera.table_api import table_api
+from webui.camera.table_mode import TableModes, table_hook
 from webui.decks.api import install as install_decks
 from webui.decks.state import stop_tune
 from webui.errors import register_error_handlers
-from webui.frames import FrameMemory
+from webui.games.api import api
+from webui.games.live import CAMERA_KEY, Broker
+from webui.games.store import GameStore
+from webui.games.view_cache import ViewCache
 from webui.guard import limits, paired, pairing, security
 from webui.guard.limits import LIMITS, BoundedInt
 from webui.languages import i18n
-from webui.live import CAMERA_KEY, Broker
-from webui.page_tables import PageTables
 from webui.pages import pages
 from webui.paths import default_db
-from webui.reader_health import ReaderHealth
-from webui.store import GameStore
-from webui.table_api import table_api
-from webui.table_mode import TableModes, table_hook
-from webui.view_cache import ViewCache
 
 DEFAULTS: dict[str, Any] = {
     "DATABASE": None,  # path of the SQLite file; None: the user's data directory
     "PHOTO_READER": None,  # an object with detect(image, name); None: detection answers 503
     "CAMERA": False,  # show the camera panel on the page
-    "CAMERA_SOURCE": None,  # --camera SOURCE: the server reads this camera itself (capture.py)
+    "CAMERA_SOURCE": None,  # --camera SOURCE: the server reads this camera (camera/capture.py)
     "FRAME_READER": None,  # () -> the camera's reader, asked every frame; None: the detector's
     "CAMERA_OPENER": None,  # spec -> FrameSource; None: vision.table.sources.open_source
     "CAMERA_INTERVAL": 0.3,  # seconds between two detections of the server camera
@@ -70,13 +71,17 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     the_store = GameStore(app.config["DATABASE"] or default_db())
     app.extensions["cribcam.store"] = the_store
     the_broker = app.extensions["cribcam.broker"] = Broker()
-    app.extensions["cribcam.uploads"] = FrameMemory(keep=32)
+    uploads = app.extensions["cribcam.uploads"] = FrameMemory(keep=32)
     app.extensions["cribcam.views"] = ViewCache()
     app.extensions["cribcam.page_tables"] = PageTables()
     the_modes = app.extensions["cribcam.table_modes"] = TableModes(the_store, the_broker)
     app.extensions["cribcam.reader_health"] = ReaderHealth(app.config["PHOTO_READER"])
     install_decks(app)  # before the server camera loads its reader: it reads with the deck in use
-    app.extensions["cribcam.camera"] = _camera(app.config, the_broker, table_hook(the_modes))
+    feed = app.extensions["cribcam.camera"] = _camera(app.config, the_broker, table_hook(the_modes))
+    # what the games take of the camera without importing it: the picture of a frame id the
+    # page's uploads or the server camera still hold, and the camera's events in a live stream
+    app.extensions["cribcam.pictures"] = held_picture(uploads, *([feed.memory] if feed else []))
+    app.extensions["cribcam.camera_events"] = camera_events(feed, the_store)
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = the_store.secret("cookie-key")  # pairings survive restarts
     if app.config["PAIRING_CODE"] is not None:

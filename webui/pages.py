@@ -10,7 +10,7 @@ from typing import Any
 from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
 from werkzeug.wrappers import Response
 
-from webui.api import store
+from webui.games.api import store
 from webui.guard.devices import browser_name
 from webui.guard.pairing import PairingLocked, check_code, devices
 from webui.languages.i18n import t

@@ -19,13 +19,13 @@ from vision.config import ReadingConfig
 from vision.detection.models import ModelMissingError
 from vision.photo_reader import load_photo_reader
 from webui.app import create_app, shutdown
+from webui.camera.photo_reading import PhotoReading
+from webui.games.store import GamesDatabaseError, GameStore
 from webui.guard.pairing import new_code
 from webui.guard.security import server_names
 from webui.guard.server import PortInUseError, check_port, make_server, serve
 from webui.guard.tls import IPAddress, ensure_certificate, fingerprint, lan_addresses
 from webui.paths import data_dir, default_db
-from webui.photo_reading import PhotoReading
-from webui.store import GamesDatabaseError, GameStore
 
 DEFAULT_PORT = 8121
 HIGHEST_PORT = 65535

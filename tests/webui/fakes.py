@@ -75,7 +75,8 @@ class PhotoDetector:
 
 
 class TableDetector(PhotoDetector):
-    """A fake frame reader (`webui.photo_reading.FrameReading`): each frame shows `detections`."""
+    """A fake frame reader (`webui.camera.photo_reading.FrameReading`): each frame shows
+    `detections`."""
 
     def __init__(
         self,

@@ -14,9 +14,9 @@ import pytest
 
 from cribcam.cli import main
 from webui import create_app
+from webui.games.store import GamesDatabaseError, GameStore
 from webui.guard.server import PortInUseError, check_port, make_server
 from webui.paths import default_db
-from webui.store import GamesDatabaseError, GameStore
 
 #: A JPEG's first bytes, then noise: a photo given as the database.
 JPEG = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + bytes(range(256)) * 8

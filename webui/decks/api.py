@@ -57,7 +57,7 @@ CROP_PX = 96
 DEFAULT_SUITS = ("C", "D", "H", "S")
 SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 #: Requests that read with the detector: they first pick up a change of the deck in use.
-DETECTING_ENDPOINTS = {"api.detect", "api.frame", "enroll.add_shot"}
+DETECTING_ENDPOINTS = {"camera.detect", "camera.frame", "enroll.add_shot"}
 
 enroll_api = Blueprint("enroll", __name__, url_prefix="/api")
 enroll_pages = Blueprint("enroll_pages", __name__)

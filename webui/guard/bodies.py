@@ -1,4 +1,5 @@
-"""Reading request bodies strictly: every field checked, every refusal naming the problem."""
+"""Reading request bodies strictly: every field checked, every refusal naming the problem (a
+game's own fields, cards and seat names, are read by `webui.games.fields`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from typing import Any
 
 from flask import request
 
-from scorer.cards import Card, parse_card, parse_cards
 from webui.errors import ApiError
 from webui.guard.limits import BOUNDS, limits
 
@@ -117,29 +117,3 @@ def event_id(header: str | None) -> int | None:
         raise ApiError(f"'Last-Event-ID' must be an event id this server sent, not {header!r}")
     return int(header)
 
-
-def card(body: Mapping[str, Any], name: str) -> Card:
-    value = body.get(name)
-    if not isinstance(value, str):
-        raise ApiError(f"'{name}' must be a card such as \"5H\", not {value!r}")
-    return parse_card(value)
-
-
-def cards(value: Any, name: str) -> list[Card]:
-    if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
-        raise ApiError(f'\'{name}\' must be a list of cards such as ["5H", "JC"], not {value!r}')
-    return parse_cards(value)
-
-
-def names(value: Any, players: int, *, required: bool = False) -> list[str]:
-    """Seat names: default 'Seat 1'.. (unless `required`); each a short non-empty string."""
-    if value is None and not required:
-        return [f"Seat {seat + 1}" for seat in range(players)]
-    if not isinstance(value, list) or len(value) != players:
-        raise ApiError.coded("names_count", players=players, text=repr(value))
-    result = []
-    for name in value:
-        if not isinstance(name, str) or not name.strip() or len(name) > 40:
-            raise ApiError.coded("name_length", text=repr(name))
-        result.append(name.strip())
-    return result

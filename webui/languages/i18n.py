@@ -205,7 +205,7 @@ def spoken(show: Show) -> str:
 
 def with_spoken(view: dict[str, Any]) -> dict[str, Any]:
     """A game's view with each show's `spoken` count in this request's language. Views are
-    made once in English and shared by every reader (`webui.view_cache`): this is a copy."""
+    made once in English and shared by every reader (`webui.games.view_cache`): this is a copy."""
     chosen = language()
     if chosen.code == SOURCE or not view.get("shows"):
         return view

@@ -20,8 +20,8 @@ from flask.testing import FlaskClient
 from tests.helpers import png_claiming
 from tests.webui.conftest import Act, play_to_pegging
 from webui import create_app
+from webui.games.store import GameStore
 from webui.guard.security import CONTENT_SECURITY_POLICY, host_name, server_names
-from webui.store import GameStore
 
 EVIL = "https://evil.example"
 DEMO = Path(__file__).resolve().parents[3] / "webui" / "static" / "demo" / "table.jpg"

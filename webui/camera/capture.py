@@ -31,8 +31,8 @@ from vision.table.cards import FrameCards
 from vision.table.roles import Seat
 from vision.table.smoothing import TableSmoother
 from vision.table.sources import TERMINAL, Backoff, Frame, FrameSource, SourceState, open_source
-from webui.frames import FrameMemory, thumbnail
-from webui.tablejson import table_json
+from webui.camera.frames import FrameMemory, thumbnail
+from webui.camera.tablejson import table_json
 
 log = logging.getLogger(__name__)
 

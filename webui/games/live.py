@@ -7,7 +7,7 @@ another process on the same database reach the page too. A stream ends after
 held for ever by a page left open.
 
 With a server camera, the same stream also carries `camera` events: the camera's table as this
-game sees it (`webui.camera_view`), sent when the camera's table or the game changes.
+game sees it (`webui.camera.camera_view`), sent when the camera's table or the game changes.
 """
 
 from __future__ import annotations
@@ -70,6 +70,11 @@ class CameraEvents:
 
     revision: Callable[[], int]
     view: Callable[[], dict[str, Any]]
+
+
+#: A game's camera events by its id, None without a server camera: the camera lends them
+#: (`webui.camera.camera_view.camera_events`), so the games import no camera.
+GameCamera = Callable[[str], CameraEvents | None]
 
 
 def event_stream(

@@ -17,7 +17,7 @@ from vision.detection.detections import class_of_card
 from vision.table.cards import cards_from_detections
 from webui import create_app
 
-DEMO = Path(__file__).resolve().parents[2] / "webui" / "static" / "demo" / "table.jpg"
+DEMO = Path(__file__).resolve().parents[3] / "webui" / "static" / "demo" / "table.jpg"
 BOTTOM, TOP, CRIB = ["5H", "5C", "JD", "4S"], ["7C", "8D", "9H", "KS"], ["2C", "3D", "QH", "6S"]
 SHOW = table([row_detections(BOTTOM, (560, 640)),
               row_detections(TOP, (720, 80), rotation=2),

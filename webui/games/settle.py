@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from scorer.pegging import PegAction, PegEvent
-from webui.store import StoredGame
+from webui.games.store import StoredGame
 
 
 def counts(events: list[PegEvent]) -> list[list[PegEvent]]:

@@ -21,11 +21,11 @@ from scorer.game import Game
 from tablemode.follow import Follower, Option, Proposal, option_for
 from tablemode.steps import Step
 from tablemode.view import TableView
-from webui.capture import CameraFeed, TableHook
+from webui.camera.capture import CameraFeed, TableHook
+from webui.camera.frames import THUMB_SIDE
 from webui.errors import ApiError, as_api_error
-from webui.frames import THUMB_SIDE, Pictures
-from webui.live import Broker
-from webui.store import GameStore, StoredGame
+from webui.games.live import Broker
+from webui.games.store import GameStore, Pictures, StoredGame
 
 #: Games whose followers are kept (the least recently used is forgotten beyond this).
 KEPT_GAMES = 16

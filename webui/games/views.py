@@ -15,7 +15,7 @@ from scorer.game import Game, Phase
 from scorer.json_api import show_to_json
 from scorer.match import Match
 from scorer.show import score_show
-from webui.store import StoredGame
+from webui.games.store import StoredGame
 
 
 def game_view(stored: StoredGame, match: list[StoredGame] | None = None) -> dict[str, Any]:

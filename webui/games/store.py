@@ -35,6 +35,10 @@ from webui.errors import GameNotFoundError
 
 T = TypeVar("T")
 
+#: The picture kept with an action: the JPEG of a frame id, if it is still held (the camera's
+#: frames lend it: `webui.camera.frames.held_picture`).
+Pictures = Callable[[str | None], bytes | None]
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS games (

@@ -23,8 +23,8 @@ from tablemode.view import TableView, table_view
 from vision.table.cards import FrameCards
 from vision.table.roles import TableState
 from vision.table.smoothing import TableSmoother
+from webui.camera.tablejson import table_json
 from webui.languages.i18n import spoken
-from webui.tablejson import table_json
 
 #: Games whose smoothers are kept (the least recently used is forgotten beyond this).
 KEPT_GAMES = 16

@@ -1,4 +1,4 @@
-"""Each game's view (`webui.views.game_view`), computed once per change and shared.
+"""Each game's view (`webui.games.views.game_view`), computed once per change and shared.
 
 Every open page of a game wakes on each change and asks for the new state, and pages poll
 too: without sharing, one change made every watcher replay the game's log (and its match's).
@@ -13,8 +13,8 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-from webui.store import GameStore, StoredGame
-from webui.views import game_view
+from webui.games.store import GameStore, StoredGame
+from webui.games.views import game_view
 
 Key = tuple[tuple[str, int], ...]
 

@@ -1,7 +1,10 @@
-"""The JSON API: everything the page does, and the stable endpoints other tools call.
+"""The games' JSON API: games and their actions, live streams, the "settle it" count and the
+pictures kept with actions, and the engine's stable endpoints other tools call (score, advice).
 
 Each write goes through `GameStore.act` (one transaction, committed before the answer) and
-then wakes the game's live streams. See API.md.
+then wakes the game's live streams. A frame's picture and the server camera's live events come
+from the camera through the app (`held_frames`, `camera_events`): the games import no camera.
+See API.md.
 """
 
 from __future__ import annotations
@@ -14,22 +17,16 @@ from scorer.advice import Role, advise
 from scorer.errors import CribbageError
 from scorer.json_api import score_request
 from scorer.settings import Settings
-from vision.frame_json import frame_json
-from webui.actions import parse_action
-from webui.camera_view import game_camera_view
-from webui.capture import CameraFeed
 from webui.errors import ApiError, GameNotFoundError, as_api_error
-from webui.frames import FrameMemory, Pictures, held_picture
-from webui.guard.bodies import cards, check_fields, event_id, integer, json_body, json_object, names
-from webui.guard.images import image_kind
+from webui.games.actions import parse_action
+from webui.games.fields import cards, names
+from webui.games.live import Broker, CameraEvents, GameCamera, event_stream
+from webui.games.settle import count_view
+from webui.games.store import GameStore, Pictures, StoredGame
+from webui.games.view_cache import ViewCache
+from webui.games.views import game_view
+from webui.guard.bodies import check_fields, event_id, integer, json_body, json_object
 from webui.languages.i18n import with_spoken
-from webui.live import Broker, CameraEvents, event_stream
-from webui.page_tables import PageTables
-from webui.photo_reading import read_frame, read_photo
-from webui.store import GameStore, StoredGame
-from webui.table_mode import TableModes
-from webui.view_cache import ViewCache
-from webui.views import game_view
 
 api = Blueprint("api", __name__, url_prefix="/api")
 
@@ -51,22 +48,23 @@ def views() -> ViewCache:
     return result
 
 
-def uploads() -> FrameMemory:
-    result: FrameMemory = current_app.extensions["cribcam.uploads"]
+def held_frames() -> Pictures:
+    """The picture of a frame id that the page's uploads or the server camera still hold."""
+    result: Pictures = current_app.extensions["cribcam.pictures"]
     return result
 
 
-def held_frames() -> Pictures:
-    """The picture of a frame id that the page's uploads or the server camera still hold."""
-    the_feed: CameraFeed | None = current_app.extensions["cribcam.camera"]
-    return held_picture(uploads(), *([the_feed.memory] if the_feed is not None else []))
+def camera_events(game_id: str) -> CameraEvents | None:
+    """What the server camera adds to a game's live stream (None without one)."""
+    found: GameCamera = current_app.extensions["cribcam.camera_events"]
+    return found(game_id)
 
 
 def view(stored: StoredGame) -> dict[str, Any]:
     return game_view(stored, store().match_games(stored.match_id))
 
 
-def _published(stored: StoredGame) -> dict[str, Any]:
+def published(stored: StoredGame) -> dict[str, Any]:
     result = views().published(store(), stored)  # computed once, for this answer and every page
     broker().publish(stored.id, stored.revision)
     return with_spoken(result)
@@ -77,13 +75,6 @@ def _published(stored: StoredGame) -> dict[str, Any]:
 def score() -> Response:
     """Exactly `cribcam score --jsonl` for one line."""
     return jsonify(score_request(json_body()))
-
-
-@api.post("/detect")
-def detect() -> Response:
-    """Raw image bytes in, one `cribcam detect --json` object out (503 without a model)."""
-    data, name = _image_upload()
-    return jsonify(read_photo(data, name))
 
 
 @api.post("/games")
@@ -132,7 +123,7 @@ def act(game_id: str) -> Response:
         raise
     except (ApiError, CribbageError) as error:
         raise as_api_error(error, store().load(game_id).names) from None
-    return jsonify({**_published(stored), **(result or {})})
+    return jsonify({**published(stored), **(result or {})})
 
 
 def _frame_picture(body: Any) -> tuple[Any, bytes | None]:
@@ -152,7 +143,7 @@ def _frame_picture(body: Any) -> tuple[Any, bytes | None]:
 @api.post("/games/<game_id>/undo")
 def undo(game_id: str) -> Response:
     undone, stored = store().act(game_id, lambda game: game.undo())
-    return jsonify({**_published(stored), "undone": undone.to_json()})
+    return jsonify({**published(stored), "undone": undone.to_json()})
 
 
 @api.put("/games/<game_id>/settings")
@@ -161,14 +152,14 @@ def replace_settings(game_id: str) -> Response:
     stored = store().load(game_id)
     if settings.players != stored.game.settings.players:
         raise ApiError.coded("players_fixed", 409)
-    return jsonify(_published(store().replace_settings(game_id, settings)))
+    return jsonify(published(store().replace_settings(game_id, settings)))
 
 
 @api.put("/games/<game_id>/names")
 def rename(game_id: str) -> Response:
     stored = store().load(game_id)
     given = names(json_body(), stored.game.settings.players, required=True)
-    return jsonify(_published(store().rename(game_id, given)))
+    return jsonify(published(store().rename(game_id, given)))
 
 
 @api.post("/games/<game_id>/next")
@@ -193,13 +184,7 @@ def events(game_id: str) -> Response:
     the_store, the_broker, the_views = store(), broker(), views()
     the_store.revision(game_id)  # 404 before the stream starts
     last = request.headers.get("Last-Event-ID")
-    the_feed: CameraFeed | None = current_app.extensions["cribcam.camera"]
-    camera = None
-    if the_feed is not None:
-        camera = CameraEvents(
-            lambda: the_feed.revision,
-            lambda: game_camera_view(the_feed, the_store.load(game_id), switch=False),
-        )
+    camera = camera_events(game_id)
     stream = event_stream(
         lambda: the_store.revision(game_id),
         lambda: with_spoken(the_views.view(the_store, game_id)),  # in this page's language
@@ -213,27 +198,27 @@ def events(game_id: str) -> Response:
     return Response(stream_with_context(stream), mimetype="text/event-stream", headers=headers)
 
 
-@api.post("/games/<game_id>/frame")
-def frame(game_id: str) -> Response:
-    """A camera frame (or the demo photo) from the page: the detections to draw, and the id of
-    the frame (`"frame"`) for an action applied from it (503 without a model). With `?table=1`
-    (table mode's page) what the camera sees is applied to the game (`"table_mode"`)."""
-    stored = store().load(game_id)
-    data, _ = _image_upload()
-    name = f"{game_id}-frame"
-    read = read_frame(data)
-    frame_id = uploads().add_upload(data)
-    if read is None:
-        found = read_photo(data, name)
-    else:
-        seen, size = read
-        tables: PageTables = current_app.extensions["cribcam.page_tables"]
-        table, seen_view = tables.update(game_id, stored.game, seen, size, frame_id)
-        found = {**frame_json(name, seen), "table": table}
-        if request.args.get("table") == "1":  # table mode's page: apply what the camera sees
-            modes: TableModes = current_app.extensions["cribcam.table_modes"]
-            found["table_mode"] = modes.follow(game_id, seen_view, held_frames())
-    return jsonify({"game": game_id, **found, "frame": frame_id})
+# -- the current count, and the pictures kept with actions ----------------------------------
+@api.get("/games/<game_id>/count")
+def settle(game_id: str) -> Response:
+    """The "settle it" view: every step of the current count with its points, reason and picture."""
+    the_store = store()
+    return jsonify(count_view(the_store.load(game_id), the_store.pictures(game_id)))
+
+
+@api.get("/games/<game_id>/frames/<int:index>")
+def action_frame(game_id: str, index: int) -> Response:
+    """The frame a card was seen in, kept with action `index` when it was applied."""
+    the_store = store()
+    the_store.revision(game_id)  # 404 for an unknown game
+    data = the_store.picture(game_id, index)
+    if data is None:
+        raise ApiError(f"action {index} of game {game_id} has no picture", 404)
+    return jpeg(data)
+
+
+def jpeg(data: bytes) -> Response:
+    return Response(data, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
 
 
 # -- helpers for the page -------------------------------------------------------------------
@@ -249,13 +234,3 @@ def advise_discard() -> Response:
     return jsonify(advise(cards(body.get("hand"), "hand"), role=Role(role),
                           settings=settings).to_json())  # fmt: skip
 
-
-def _image_upload() -> tuple[bytes, str]:
-    mimetype = request.mimetype
-    if not mimetype.startswith("image/"):
-        raise ApiError(f"send the image bytes with Content-Type image/jpeg or image/png, "
-                       f"not {mimetype or 'none'!r}", 415)  # fmt: skip
-    data = request.get_data(cache=False)
-    kind = image_kind(data)
-    name = request.args.get("name") or f"upload.{kind}"
-    return data, name

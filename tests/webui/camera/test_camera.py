@@ -22,8 +22,8 @@ from vision.table.cards import FrameCards
 from vision.table.sources import Backoff, FrameSource, SourceState
 from webui import create_app
 from webui.app import shutdown
-from webui.camera_view import suggestions
-from webui.capture import CameraFeed
+from webui.camera.camera_view import suggestions
+from webui.camera.capture import CameraFeed
 
 
 class Recorder:

@@ -10,10 +10,11 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify
 
 from scorer.cards import Card
-from webui.api import _published, held_frames, store
+from webui.camera.table_mode import TableModes
 from webui.errors import ApiError, as_api_error
-from webui.guard.bodies import cards, check_fields, integer, json_object
-from webui.table_mode import TableModes
+from webui.games.api import held_frames, published, store
+from webui.games.fields import cards
+from webui.guard.bodies import check_fields, integer, json_object
 
 table_api = Blueprint("table_api", __name__, url_prefix="/api/games/<game_id>/table")
 
@@ -46,7 +47,7 @@ def answer(game_id: str) -> Response:
     claim = integer(body, "claim", required=False)
     with _in_table_words(game_id):
         stored = modes().answer(game_id, key, chosen, claim, held_frames())
-    return jsonify({**_published(stored), "table_mode": modes().status(game_id)})
+    return jsonify({**published(stored), "table_mode": modes().status(game_id)})
 
 
 @table_api.post("/undo")
@@ -55,7 +56,7 @@ def undo(game_id: str) -> Response:
     key, chosen, _ = _body({"key", "cards"}, "an undo")
     with _in_table_words(game_id):
         stored = modes().undo(game_id, key, chosen)
-    return jsonify({**_published(stored), "table_mode": modes().status(game_id)})
+    return jsonify({**published(stored), "table_mode": modes().status(game_id)})
 
 
 @table_api.post("/dismiss")

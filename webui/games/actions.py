@@ -14,7 +14,8 @@ from scorer.errors import Phrase, phrase
 from scorer.game import Game
 from scorer.json_api import show_to_json
 from webui.errors import ApiError
-from webui.guard.bodies import card, cards, check_fields, integer, required_int
+from webui.games.fields import card, cards
+from webui.guard.bodies import check_fields, integer, required_int
 from webui.guard.limits import BOUNDS
 from webui.languages.i18n import spoken
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from flask.testing import FlaskClient
 
-from webui.live import Broker, event_stream
+from webui.games.live import Broker, event_stream
 
 
 def _events(chunks: Any) -> Any:

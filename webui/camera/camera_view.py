@@ -14,15 +14,31 @@ from typing import Any
 from scorer.cards import Card, parse_card
 from scorer.game import Game, Phase
 from tablemode.seats import game_seat, table_seat
-from webui.capture import CameraFeed
-from webui.store import StoredGame
-from webui.views import seen_cards
+from webui.camera.capture import CameraFeed
+from webui.games.live import CameraEvents, GameCamera
+from webui.games.store import GameStore, StoredGame
+from webui.games.views import seen_cards
 
 NO_CAMERA = "no server camera: start the server with cribcam serve --camera SOURCE"
 
 
 def no_camera() -> dict[str, Any]:
     return {"enabled": False, "state": "off", "detail": NO_CAMERA}
+
+
+def camera_events(feed: CameraFeed | None, store: GameStore) -> GameCamera:
+    """A game's `camera` events for its live stream: the feed's revision and the game's view of
+    the feed (none without a server camera)."""
+
+    def for_game(game_id: str) -> CameraEvents | None:
+        if feed is None:
+            return None
+        return CameraEvents(
+            lambda: feed.revision,
+            lambda: game_camera_view(feed, store.load(game_id), switch=False),
+        )
+
+    return for_game
 
 
 def game_camera_view(

@@ -16,7 +16,7 @@ import vision.photo_reader
 from tests.samples import SAMPLES
 from vision.photo_reader import PhotoReader
 from webui import create_app
-from webui.reader_health import ReaderHealth
+from webui.camera.reader_health import ReaderHealth
 
 
 def answer(response: TestResponse) -> Any:
@@ -67,6 +67,6 @@ def test_a_reader_that_cannot_run_is_said_once_and_each_frame_is_a_clear_503(
             assert response.status_code == 503, (path, response.json)
             error = answer(response)["error"]
             assert "onnxruntime" in error and "enter them by hand" in error
-    said = [r for r in caplog.records if r.name == "webui.reader_health"]
+    said = [r for r in caplog.records if r.name == "webui.camera.reader_health"]
     assert len(said) == 1 and said[0].levelno == logging.ERROR
     assert not [r for r in caplog.records if r.exc_info]  # no traceback at all

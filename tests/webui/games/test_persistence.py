@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from webui import create_app
-from webui.store import GameStore
+from webui.games.store import GameStore
 
 
 def _post(client: Any, game_id: str, **action: Any) -> Any:

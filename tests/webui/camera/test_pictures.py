@@ -15,10 +15,10 @@ from flask.testing import FlaskClient
 from tests.webui.conftest import Act, play_to_pegging
 from tests.webui.fakes import PhotoDetector
 from webui import create_app
-from webui.frames import FrameMemory, thumbnail
-from webui.store import GameStore
+from webui.camera.frames import FrameMemory, thumbnail
+from webui.games.store import GameStore
 
-DEMO = Path(__file__).resolve().parents[2] / "webui" / "static" / "demo" / "table.jpg"
+DEMO = Path(__file__).resolve().parents[3] / "webui" / "static" / "demo" / "table.jpg"
 
 
 @pytest.fixture

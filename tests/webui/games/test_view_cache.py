@@ -10,8 +10,8 @@ import pytest
 
 from scorer.settings import Settings
 from webui.errors import GameNotFoundError
-from webui.store import GameStore
-from webui.view_cache import ViewCache
+from webui.games.store import GameStore
+from webui.games.view_cache import ViewCache
 
 
 def test_a_view_is_computed_once_per_change(tmp_path: Path, monkeypatch: pytest.MonkeyPatch

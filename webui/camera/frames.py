@@ -10,13 +10,13 @@ from __future__ import annotations
 import itertools
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
 from vision.table.sources import decode_image
+from webui.games.store import Pictures
 
 THUMB_SIDE = 320
 Image = npt.NDArray[np.uint8]
@@ -80,10 +80,6 @@ class FrameMemory:
                 _, (_, old) = self._frames.popitem(last=False)
                 self._bytes -= len(old)
             return frame_id
-
-
-#: The picture kept with an action: the JPEG of a frame id, if it is still held.
-Pictures = Callable[[str | None], bytes | None]
 
 
 def held_picture(*memories: FrameMemory) -> Pictures:

@@ -15,9 +15,9 @@ from tablemode.view import CardReading, LaidCard, TableView
 from tests.tabletop import card_detections, table
 from tests.webui.fakes import TableDetector
 from webui import create_app
-from webui.table_mode import TableModes
+from webui.camera.table_mode import TableModes
 
-DEMO = Path(__file__).resolve().parents[2] / "webui" / "static" / "demo" / "table.jpg"
+DEMO = Path(__file__).resolve().parents[3] / "webui" / "static" / "demo" / "table.jpg"
 
 
 def body(response: TestResponse) -> Any:

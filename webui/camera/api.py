@@ -1,0 +1,102 @@
+"""The camera's endpoints: a photo read (`/api/detect`), a frame of the page's camera read into
+its game's table (and table mode's steps), the server camera's table and latest frame, and one
+game's camera view with its play suggestions."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, current_app, jsonify, request
+
+from vision.frame_json import frame_json
+from webui.camera.camera_view import game_camera_view, no_camera
+from webui.camera.capture import CameraFeed
+from webui.camera.frames import FrameMemory
+from webui.camera.page_tables import PageTables
+from webui.camera.photo_reading import read_frame, read_photo
+from webui.camera.table_mode import TableModes
+from webui.errors import ApiError
+from webui.games.api import held_frames, jpeg, store
+from webui.guard.images import image_kind
+
+camera_api = Blueprint("camera", __name__, url_prefix="/api")
+
+
+def feed() -> CameraFeed | None:
+    result: CameraFeed | None = current_app.extensions.get("cribcam.camera")
+    return result
+
+
+def uploads() -> FrameMemory:
+    result: FrameMemory = current_app.extensions["cribcam.uploads"]
+    return result
+
+
+@camera_api.get("/camera")
+def camera() -> Response:
+    """The server camera's status and latest smoothed table (`enabled: false` without one)."""
+    the_feed = feed()
+    return jsonify(no_camera() if the_feed is None else the_feed.snapshot())
+
+
+@camera_api.get("/camera/frame.jpg")
+def camera_frame() -> Response:
+    """The server camera's latest frame (at most 640 px), to draw the table's boxes on."""
+    the_feed = feed()
+    data = None if the_feed is None else the_feed.latest_jpeg()
+    if data is None:
+        raise ApiError("the server camera has no frame yet", 404)
+    return jpeg(data)
+
+
+@camera_api.get("/games/<game_id>/camera")
+def game_camera(game_id: str) -> Response:
+    """The camera's table as this game sees it, with the plays it could apply now."""
+    return jsonify(game_camera_view(feed(), store().load(game_id), switch=False))
+
+
+@camera_api.post("/games/<game_id>/camera")
+def watch_game(game_id: str) -> Response:
+    """Make the server camera follow this game (its seats, dealer and deal) from now on; with
+    `?table=1` (table mode's page) what it sees is applied to the game, else only suggested."""
+    table = request.args.get("table") == "1"
+    return jsonify(game_camera_view(feed(), store().load(game_id), switch=True, table_mode=table))
+
+
+@camera_api.post("/detect")
+def detect() -> Response:
+    """Raw image bytes in, one `cribcam detect --json` object out (503 without a model)."""
+    data, name = _image_upload()
+    return jsonify(read_photo(data, name))
+
+
+@camera_api.post("/games/<game_id>/frame")
+def frame(game_id: str) -> Response:
+    """A camera frame (or the demo photo) from the page: the detections to draw, and the id of
+    the frame (`"frame"`) for an action applied from it (503 without a model). With `?table=1`
+    (table mode's page) what the camera sees is applied to the game (`"table_mode"`)."""
+    stored = store().load(game_id)
+    data, _ = _image_upload()
+    name = f"{game_id}-frame"
+    read = read_frame(data)
+    frame_id = uploads().add_upload(data)
+    if read is None:
+        found = read_photo(data, name)
+    else:
+        seen, size = read
+        tables: PageTables = current_app.extensions["cribcam.page_tables"]
+        table, seen_view = tables.update(game_id, stored.game, seen, size, frame_id)
+        found = {**frame_json(name, seen), "table": table}
+        if request.args.get("table") == "1":  # table mode's page: apply what the camera sees
+            modes: TableModes = current_app.extensions["cribcam.table_modes"]
+            found["table_mode"] = modes.follow(game_id, seen_view, held_frames())
+    return jsonify({"game": game_id, **found, "frame": frame_id})
+
+
+def _image_upload() -> tuple[bytes, str]:
+    mimetype = request.mimetype
+    if not mimetype.startswith("image/"):
+        raise ApiError(f"send the image bytes with Content-Type image/jpeg or image/png, "
+                       f"not {mimetype or 'none'!r}", 415)  # fmt: skip
+    data = request.get_data(cache=False)
+    kind = image_kind(data)
+    name = request.args.get("name") or f"upload.{kind}"
+    return data, name
