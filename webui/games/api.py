@@ -233,4 +233,3 @@ def advise_discard() -> Response:
     settings = Settings.from_json({k: body[k] for k in ("players", "variant") if k in body})
     return jsonify(advise(cards(body.get("hand"), "hand"), role=Role(role),
                           settings=settings).to_json())  # fmt: skip
-

@@ -116,4 +116,3 @@ def event_id(header: str | None) -> int | None:
     if not digits or int(header) > BOUNDS.event_id:
         raise ApiError(f"'Last-Event-ID' must be an event id this server sent, not {header!r}")
     return int(header)
-
