@@ -71,7 +71,7 @@ def _coded(path: Path) -> set[str]:
 
 
 def test_every_code_the_api_raises_has_a_template_and_every_template_is_raised() -> None:
-    raised = set().union(*(_coded(path) for path in sorted((ROOT / "webui").glob("*.py"))))
+    raised = set().union(*(_coded(path) for path in sorted((ROOT / "webui").glob("**/*.py"))))
     assert raised - set(TEMPLATES) == set()
     assert set(API_REFUSALS) - raised == set()
 
