@@ -97,10 +97,9 @@ def follow_clip(
             smoother.new_deal()
             deal = number
         dealer = None if game.dealer is None else table_seat(players, game.dealer)
-        cards, size = reader.cards(frame), (width, height)
+        cards, size = _read(reader, frame, table), (width, height)
         if table is not None:
-            table.update(cards)
-            cards, size = table.rectify(cards), table.size
+            size = table.size
         smoothed = smoother.update(cards, size, dealer=dealer)
         view = table_view(smoothed.state, smoother.events, players, frame=str(index))
         for _ in range(64):
@@ -119,6 +118,20 @@ def follow_clip(
     result.missed = [key for key in truth if key not in decided]
     result.taps += FORM_TAPS * len(result.missed)
     return result
+
+
+def _read(reader: FrameReader, frame: Image, table: TablePlane | None) -> FrameCards:
+    """The frame's cards: as the picture has them, or on the table's plane (read from the
+    picture turned to look straight down once the plane is settled)."""
+    if table is None:
+        return reader.cards(frame)
+    if not table.settled:
+        cards = reader.cards(frame)
+        table.update(cards)
+        return table.rectify(cards)
+    cards = reader.cards(table.warp(frame))
+    table.update(table.to_picture(cards))
+    return cards
 
 
 def _truth(script: DealScript) -> dict[str, tuple[Card, ...]]:

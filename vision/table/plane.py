@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 
@@ -30,13 +31,15 @@ F64 = npt.NDArray[np.float64]
 @dataclass(frozen=True)
 class PlaneConfig:
     """`fov`: the lens's horizontal field of view in degrees (phones and webcams: 60-80);
+    `settle`: frames that said where the horizon is before the picture is read turned;
     `least_indices`: indices a frame needs to say where the horizon is, `least_spread` their
-    spread (a share of the picture's width or height); `blend`: how far one frame moves the kept
-    estimate; `flat`: a size gradient under this (a share of the mean size across the picture)
+    spread (a share of the picture's width or height); `blend`: how far one frame moves the
+    kept estimate; `flat`: a size gradient under this (a share of the mean size across the picture)
     is a camera looking straight down; `side`, `glyph`: the canonical frame's side and index
     size in pixels (the clips' overhead webcam's: its indices read 21 px boxes in 640)."""
 
     fov: float = 66.0
+    settle: int = 3
     least_indices: int = 6
     least_spread: float = 0.3
     blend: float = 0.25
@@ -68,18 +71,29 @@ def horizon(detections: Detections, least: int = DEFAULT_PLANE.least_indices) ->
 
 class TablePlane:
     """The table plane of one camera, kept over frames (`update`), and the canonical frame the
-    cards are placed in (`rectify`)."""
+    cards are placed in: their readings moved there (`rectify`), or the picture itself turned
+    and scaled there to be read (`warp`), its readings back in the picture for the next
+    `update` (`to_picture`)."""
 
     def __init__(self, picture: tuple[int, int], config: PlaneConfig = DEFAULT_PLANE) -> None:
         self.picture = picture
         self.config = config
         #: The kept horizon, scaled to ``c = 1``; (0, 0, 1) until seen: straight down.
         self.line: F64 = np.array([0.0, 0.0, 1.0])
-        self._scale: float | None = None
+        #: Canonical pixels per picture pixel at the picture's centre (where the camera aims:
+        #: it stays the same as the horizon is refined); None until a card was seen.
+        self.scale: float | None = None
+        #: Frames whose indices said where the horizon is.
+        self.updates = 0
 
     @property
     def size(self) -> tuple[int, int]:
         return self.config.side, self.config.side
+
+    @property
+    def settled(self) -> bool:
+        """Whether enough frames have said where the table is to read the picture turned."""
+        return self.updates >= self.config.settle and self.scale is not None
 
     @property
     def tilt(self) -> float:
@@ -88,8 +102,8 @@ class TablePlane:
         return math.degrees(math.acos(min(1.0, normal[2])))
 
     def update(self, frame: FrameCards) -> None:
-        """Move the kept horizon towards this frame's, where its indices are enough and spread
-        wide enough to say."""
+        """Move the kept horizon towards this frame's (its cards in picture pixels), where its
+        indices are enough and spread wide enough to say."""
         indices = Detections.concatenate([seen.detections for seen in frame.cards if seen.in_frame])
         if len(indices) < self.config.least_indices:
             return
@@ -104,27 +118,55 @@ class TablePlane:
             return  # a horizon inside the picture: these sizes are no plane's
         if np.ptp(corners @ line) < self.config.flat:
             line = np.array([0.0, 0.0, 1.0])
-        self.line = (1 - self.config.blend) * self.line + self.config.blend * line
+        blend = self.config.blend
+        self.line = (1 - blend) * self.line + blend * line
+        self.updates += 1
 
-    def rectify(self, frame: FrameCards) -> FrameCards:
-        """`frame`'s cards placed in the canonical frame: seen from straight above, an index
-        `PlaneConfig.glyph` pixels tall, the picture's centre in the middle."""
+    def homography(self) -> F64:
+        """Picture pixels to the canonical frame: the camera turned to look straight down,
+        scaled to `PlaneConfig.glyph` pixels an index, the picture's centre in the middle."""
         turn = self._turn()
-        glyphs = [_mapped_size(turn, seen) for seen in frame.cards if seen.in_frame]
-        if glyphs:
-            scale = self.config.glyph / float(np.median(glyphs))
-            kept, blend = self._scale, self.config.blend
-            self._scale = scale if kept is None else (1 - blend) * kept + blend * scale
-        if self._scale is None:
-            return frame
         width, height = self.picture
         centre = _apply(turn, np.array([[width / 2, height / 2]]))[0]
-        middle, scale = self.config.side / 2, self._scale
+        middle, scale = self.config.side / 2, (self.scale or 1.0) / _local_scale(turn, centre)
         place = np.array([[scale, 0, middle - scale * centre[0]],
                           [0, scale, middle - scale * centre[1]], [0, 0, 1]])  # fmt: skip
-        homography = place @ turn
-        cards = tuple(_placed(homography, seen) for seen in frame.cards)
-        return replace(frame, cards=cards)
+        return np.asarray(place @ turn, np.float64)
+
+    def rectify(self, frame: FrameCards) -> FrameCards:
+        """`frame`'s cards (in picture pixels) placed in the canonical frame."""
+        turn = self._turn()
+        turned = [_mapped_size(turn, seen) for seen in frame.cards if seen.in_frame]
+        width, height = self.picture
+        at_centre = _local_scale(turn, _apply(turn, np.array([[width / 2, height / 2]]))[0])
+        self._measure([size / at_centre for size in turned])
+        if self.scale is None:
+            return frame
+        homography = self.homography()
+        return replace(frame, cards=tuple(_placed(homography, seen) for seen in frame.cards))
+
+    def warp(self, picture: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+        """The picture itself in the canonical frame: the far cards as large as the near."""
+        warped = cv2.warpPerspective(picture, self.homography(), self.size, flags=cv2.INTER_LINEAR)
+        return np.asarray(warped, np.uint8)
+
+    def to_picture(self, frame: FrameCards) -> FrameCards:
+        """Cards read in the canonical frame (`warp`), placed back in the picture; their sizes
+        there keep the kept scale honest."""
+        if self.scale is not None:
+            canonical = [seen.glyph_size for seen in frame.cards if seen.in_frame]
+            self._measure([size / self.scale for size in canonical])
+        back = np.asarray(np.linalg.inv(self.homography()), np.float64)
+        return replace(frame, cards=tuple(_placed(back, seen) for seen in frame.cards))
+
+    def _measure(self, sizes: list[float]) -> None:
+        """Move the kept scale towards the one that makes these indices `PlaneConfig.glyph`
+        (`sizes`: the indices in the canonical frame at scale 1)."""
+        if not sizes:
+            return
+        scale = self.config.glyph / float(np.median(sizes))
+        kept, blend = self.scale, self.config.blend
+        self.scale = scale if kept is None else (1 - blend) * kept + blend * scale
 
     def _normal(self) -> F64:
         """The table's unit normal in the camera's frame (towards the table)."""
@@ -153,6 +195,17 @@ def _rotation_onto_axis(normal: F64) -> F64:
     k = axis / sine
     cross = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
     return np.asarray(np.eye(3) + sine * cross + (1 - cosine) * cross @ cross, np.float64)
+
+
+def _local_scale(homography: F64, point: F64) -> float:
+    """How many output pixels an input pixel at `point` (an output point) spans, on average
+    over directions: the square root of the map's area change there."""
+    inverse = np.linalg.inv(homography)
+    x, y = point
+    w = inverse[2, 0] * x + inverse[2, 1] * y + inverse[2, 2]
+    u = inverse[:2, 0] * x + inverse[:2, 1] * y + inverse[:2, 2]
+    jacobian = (inverse[:2, :2] * w - np.outer(u, inverse[2, :2])) / w**2
+    return float(1 / math.sqrt(abs(np.linalg.det(jacobian))))
 
 
 def _apply(homography: F64, points: F64) -> F64:

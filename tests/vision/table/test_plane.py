@@ -100,3 +100,19 @@ def test_too_few_indices_or_too_little_spread_leave_the_plane_as_it_was() -> Non
     assert plane.line.tolist() == [0.0, 0.0, 1.0]
     assert horizon(Detections.concatenate([s.detections for s in few.cards])) is None
     assert plane.rectify(FrameCards()) == FrameCards()  # no card yet: nothing to place
+
+
+def test_cards_read_in_the_turned_picture_go_back_to_where_the_picture_has_them() -> None:
+    """`warp` turns the picture to the canonical frame; cards read there are placed back in
+    the picture (`to_picture`) where they lie, for the next frame's horizon."""
+    plane = TablePlane(FRAME_SIZES["720p"])
+    table = _table("edge")
+    for _ in range(10):
+        plane.update(table)
+    canonical = plane.rectify(table)
+    assert plane.settled
+    back = plane.to_picture(canonical)
+    for seen, again in zip(table.cards, back.cards, strict=True):
+        assert np.allclose(seen.centre, again.centre, atol=0.5)
+    picture = np.zeros((720, 1280, 3), np.uint8)
+    assert plane.warp(picture).shape == (640, 640, 3)
