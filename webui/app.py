@@ -80,7 +80,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     feed = app.extensions["cribcam.camera"] = _camera(app.config, the_broker, table_hook(the_modes))
     # what the games take of the camera without importing it: the picture of a frame id the
     # page's uploads or the server camera still hold, and the camera's events in a live stream
-    app.extensions["cribcam.pictures"] = held_picture(uploads, *([feed.memory] if feed else []))
+    memories = [uploads] + ([feed.memory] if feed is not None else [])
+    app.extensions["cribcam.pictures"] = held_picture(*memories)
     app.extensions["cribcam.camera_events"] = camera_events(feed, the_store)
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = the_store.secret("cookie-key")  # pairings survive restarts
