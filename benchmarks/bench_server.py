@@ -134,8 +134,11 @@ def client(port: int, device: int, game: str, until: float, think: float, tally:
         elif kind == 4:  # a write: one point on, then off, so the game never ends
             what = "correct a score"
             sign = 1 if (step // 5) % 2 == 0 else -1
-            path, method, body = f"/api/games/{game}/actions", "POST", {
-                "kind": "correct", "seat": 0, "points": sign}
+            path, method, body = (
+                f"/api/games/{game}/actions",
+                "POST",
+                {"kind": "correct", "seat": 0, "points": sign},
+            )
         start = time.perf_counter()
         try:
             call(conn, method, path, body)

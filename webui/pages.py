@@ -72,8 +72,10 @@ def pair() -> str | Response | tuple[str, int, dict[str, str]]:
         try:
             right = check_code(request.form.get("code", ""))
         except PairingLocked as locked:
-            wait = t("Too many wrong codes from this device: try again in {seconds} s.",
-                     seconds=math.ceil(locked.seconds))
+            wait = t(
+                "Too many wrong codes from this device: try again in {seconds} s.",
+                seconds=math.ceil(locked.seconds),
+            )
             page = render_template("pair.html", error=wait, next=target)
             return page, 429, {"Retry-After": str(math.ceil(locked.seconds))}
         if right:

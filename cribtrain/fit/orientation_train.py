@@ -59,9 +59,10 @@ def scene_orientations(boxes: npt.NDArray[np.float64], classes: npt.NDArray[np.i
         centre = np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2], np.float32)
         for card in cards:
             corners = np.asarray(card["corners"], np.float32)
-            if card["code"] != CLASSES[cls] or cv2.pointPolygonTest(
-                corners, (float(centre[0]), float(centre[1])), False
-            ) < 0:
+            if (
+                card["code"] != CLASSES[cls]
+                or cv2.pointPolygonTest(corners, (float(centre[0]), float(centre[1])), False) < 0
+            ):
                 continue
             turn = face_orientation(corners)
             k = quarter_turns(turn)

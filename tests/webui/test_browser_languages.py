@@ -40,8 +40,11 @@ PLURALS = {
 ASKED = {
     "en": ("Ann said go, Bob played 7♦?", "read as 7♥, which cannot be there", "Not a card"),
     "da": ("Ann sagde go, Bob spillede 7♦?", "læst som 7♥, som ikke kan ligge der", "Ikke et kort"),
-    "ro": ("Ann a spus go, Bob a jucat 7♦?", "citită ca 7♥, care nu poate fi acolo",
-           "Nu e o carte"),
+    "ro": (
+        "Ann a spus go, Bob a jucat 7♦?",
+        "citită ca 7♥, care nu poate fi acolo",
+        "Nu e o carte",
+    ),
 }
 QUESTION = {
     "key": "deal 2 play 2", "kind": "play", "seat": 1, "sure": False, "claim": False,

@@ -98,8 +98,12 @@ class Language:
     @property
     def script(self) -> str:
         """The catalog as the page's scripts load it."""
-        data = {"lang": self.code, "plural": self.plural, "plurals": self.plurals,
-                "messages": self.messages}
+        data = {
+            "lang": self.code,
+            "plural": self.plural,
+            "plurals": self.plurals,
+            "messages": self.messages,
+        }
         return f"window.CRIBCAM_CATALOG = {json.dumps(data, ensure_ascii=False)};\n"
 
     @property

@@ -289,8 +289,10 @@ def test_the_scripts_catalog_is_served_with_its_plural_forms(client: FlaskClient
 
 
 def test_numbers_in_the_language_s_format() -> None:
-    assert LANGUAGES["da"].tc("error", "the upload is too large: the limit is {size} MiB",
-                              size=7.5) == "filen er for stor: grænsen er 7,5 MiB"
+    assert (
+        LANGUAGES["da"].tc("error", "the upload is too large: the limit is {size} MiB", size=7.5)
+        == "filen er for stor: grænsen er 7,5 MiB"
+    )
     assert LANGUAGES["ro"].number(1234.5) == "1.234,5"
     assert LANGUAGES["en"].number(1234.5) == "1,234.5"
 
