@@ -1,5 +1,5 @@
 """The game actions table mode proposes, as small values it can try on a copy of the game and
-send as the API's action bodies (the same `{"kind": ...}` JSON that `webui.actions` takes)."""
+send as the API's action bodies (the same `{"kind": ...}` JSON that `webui.games.actions` takes)."""
 
 from __future__ import annotations
 

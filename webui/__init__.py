@@ -1,7 +1,7 @@
 """The table-side web companion: a Flask app over the rules engine, games kept in SQLite.
 
 `create_app(config)` builds the app; `cribcam serve` runs it on cheroot (HTTP, or HTTPS with
-`--lan`). Nothing outside `webui/` imports this package.
+`--lan`). Only the command line (`cribcam serve`), the tests and the benchmarks import it.
 
 Its rooms, each a subpackage: `games/` (the store, actions, views and live updates), `camera/`
 (photos, frames, each game's table and table mode), `decks/` (teaching a deck), `guard/` (what
