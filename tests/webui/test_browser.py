@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from playwright import sync_api
 
+from tests.webui.conftest import HANDS
 from tests.webui.test_serve import Server
 
 pytestmark = pytest.mark.slow  # a real browser: left out of the fast loop
@@ -43,6 +44,24 @@ def chromium() -> Iterator[sync_api.Browser]:
             yield browser
         finally:
             browser.close()
+
+
+def game_in_the_play(server: Server, *plays: str) -> str:
+    """A two-player game of the known deal (`HANDS`: seat 1 deals, seat 0 leads, starter 5S)
+    at its play, after `plays`; its id."""
+    status, created = server.call("POST", "/api/games", {"players": 2, "first_dealer": 1})
+    assert status == 201
+    actions = [
+        {"kind": "deal", "hands": HANDS},
+        {"kind": "discard", "seat": 0, "cards": ["9H", "QD"]},
+        {"kind": "discard", "seat": 1, "cards": ["KH", "8S"]},
+        {"kind": "starter", "card": "5S"},
+        *({"kind": "play", "card": card} for card in plays),
+    ]
+    for action in actions:
+        assert server.call("POST", f"/api/games/{created['id']}/actions", action)[0] == 200
+    game_id: str = created["id"]
+    return game_id
 
 
 def phone_page(browser: sync_api.Browser, errors: list[str]) -> sync_api.Page:

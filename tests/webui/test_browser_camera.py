@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.webui.test_browser import chromium, phone_page
+from tests.webui.test_browser import chromium, game_in_the_play, phone_page
 from tests.webui.test_serve import Server
 
 pytestmark = pytest.mark.slow  # a real browser: left out of the fast loop
@@ -25,24 +25,11 @@ def server(tmp_path: Path) -> Iterator[Server]:
 
 
 def test_demo_photo_server_camera_and_settle_it(server: Server, tmp_path: Path) -> None:
-    status, created = server.call("POST", "/api/games", {"players": 2, "first_dealer": 1})
-    assert status == 201
-    game = "/api/games/" + created["id"]
-    for action in [
-        {"kind": "deal", "hands": [["5H", "5D", "JC", "6S", "9H", "QD"],
-                                   ["2C", "3C", "4D", "KH", "8S", "7C"]]},
-        {"kind": "discard", "seat": 0, "cards": ["9H", "QD"]},
-        {"kind": "discard", "seat": 1, "cards": ["KH", "8S"]},
-        {"kind": "starter", "card": "5S"},
-        {"kind": "play", "card": "5H"},
-        {"kind": "play", "card": "4D"},
-        {"kind": "play", "card": "6S"},
-    ]:  # fmt: skip
-        assert server.call("POST", game + "/actions", action)[0] == 200
+    game_id = game_in_the_play(server, "5H", "4D", "6S")
     with chromium() as browser:
         errors: list[str] = []
         page = phone_page(browser, errors)
-        page.goto(f"{server.url}/games/{created['id']}")
+        page.goto(f"{server.url}/games/{game_id}")
         page.wait_for_selector("#live.on")
         page.wait_for_function(
             "document.getElementById('server-camera-status').textContent"

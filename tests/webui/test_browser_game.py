@@ -20,7 +20,7 @@ from scorer.game import Game, Phase
 from scorer.pegging import TARGET_COUNT, PegAction
 from scorer.settings import Settings
 from scorer.show import score_show
-from tests.webui.test_browser import chromium, phone_page
+from tests.webui.test_browser import chromium, game_in_the_play, phone_page
 from tests.webui.test_serve import Server, free_port
 
 pytestmark = pytest.mark.slow  # a real browser: left out of the fast loop
@@ -368,20 +368,10 @@ def test_choosing_five_card_sets_the_game_to_61(server: Server) -> None:
 
 def test_on_a_desktop_the_current_step_is_in_view_before_the_board(server: Server) -> None:
     """1280 x 800: the play's card buttons need no scrolling; the board comes after them."""
-    status, created = server.call("POST", "/api/games", {"players": 2, "first_dealer": 1})
-    assert status == 201
-    game = "/api/games/" + created["id"]
-    for action in [
-        {"kind": "deal", "hands": [["5H", "5D", "JC", "6S", "9H", "QD"],
-                                   ["2C", "3C", "4D", "KH", "8S", "7C"]]},
-        {"kind": "discard", "seat": 0, "cards": ["9H", "QD"]},
-        {"kind": "discard", "seat": 1, "cards": ["KH", "8S"]},
-        {"kind": "starter", "card": "5S"},
-    ]:  # fmt: skip
-        assert server.call("POST", game + "/actions", action)[0] == 200
+    game_id = game_in_the_play(server)
     with chromium() as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 800})
-        page.goto(f"{server.url}/games/{created['id']}")
+        page.goto(f"{server.url}/games/{game_id}")
         first = page.get_by_role("button", name="6 of spades")  # the leader holds it
         first.wait_for()
         box, board = first.bounding_box(), page.locator("#board").bounding_box()
