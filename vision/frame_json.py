@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from vision.table.cards import FrameCards, SeenCard
+from vision.table.cards import Conflict, FrameCards, SeenCard
 
 #: A frame whose cards' median index is smaller (px) reads markedly worse (MODEL_CARD.md, "Index
 #: size and the camera's resolution"): the page then asks for the camera closer or sharper.
@@ -44,9 +44,11 @@ def frame_json(image: str, seen: FrameCards) -> dict[str, Any]:
         "image": image,
         "cards": [card_json(card) for card in seen.cards],
         **frame_quality(seen),
-        "conflicts": [
-            {"card": str(c.card), "places": [[round(x, 1), round(y, 1)] for x, y in c.places],
-             "reason": c.reason}
-            for c in seen.conflicts
-        ],
-    }  # fmt: skip
+        "conflicts": [conflict_json(c) for c in seen.conflicts],
+    }
+
+
+def conflict_json(conflict: Conflict) -> dict[str, Any]:
+    """One card seen in two places: the card, the places, why."""
+    places = [[round(x, 1), round(y, 1)] for x, y in conflict.places]
+    return {"card": str(conflict.card), "places": places, "reason": conflict.reason}

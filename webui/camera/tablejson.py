@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from vision.frame_json import card_json
+from vision.frame_json import card_json, conflict_json
 from vision.table.cards import SeenCard
 from vision.table.roles import TableState, Undecided
 
@@ -37,9 +37,5 @@ def table_json(state: TableState) -> dict[str, Any]:
         "starter": None if state.starter is None else str(state.starter.card),
         "crib": [str(c.card) for c in state.crib],
         "undecided": [_undecided(u) for u in state.undecided],
-        "conflicts": [
-            {"card": str(c.card), "places": [[round(x, 1), round(y, 1)] for x, y in c.places],
-             "reason": c.reason}
-            for c in state.conflicts
-        ],
+        "conflicts": [conflict_json(c) for c in state.conflicts],
     }  # fmt: skip
