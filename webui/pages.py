@@ -14,6 +14,7 @@ from webui.games.api import store
 from webui.guard.devices import browser_name
 from webui.guard.pairing import PairingLocked, check_code, devices
 from webui.languages.i18n import t
+from webui.redirects import same_site_path
 
 pages = Blueprint("pages", __name__)
 
@@ -65,9 +66,7 @@ def table(game_id: str) -> str:
 @pages.route("/pair", methods=["GET", "POST"])
 def pair() -> str | Response | tuple[str, int, dict[str, str]]:
     error = None
-    target = request.values.get("next") or url_for("pages.index")
-    if not target.startswith("/") or target.startswith("//"):
-        target = url_for("pages.index")
+    target = same_site_path(request.values.get("next"), url_for("pages.index"))
     if request.method == "POST":
         try:
             right = check_code(request.form.get("code", ""))

@@ -44,6 +44,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from scorer.cards import parse_card, parse_cards
 from scorer.show import Show, score_show
+from webui.redirects import same_site_path
 
 TRANSLATIONS = Path(__file__).parents[1] / "translations"
 SOURCE = "en"
@@ -248,10 +249,7 @@ def catalog(code: str) -> Response:
 @i18n.get("/language/<code>")
 def switch(code: str) -> BaseResponse:
     """The switch on the page: keep `code` on this device and go back to the page."""
-    target = request.args.get("next") or "/"
-    if not target.startswith("/") or target.startswith("//"):
-        target = "/"
-    response = redirect(target)
+    response = redirect(same_site_path(request.args.get("next")))
     if code in languages():
         response.set_cookie(COOKIE, code, max_age=COOKIE_SECONDS, samesite="Lax")
     return response
