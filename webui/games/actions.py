@@ -15,7 +15,7 @@ from scorer.game import Game
 from scorer.json_api import show_to_json
 from webui.errors import ApiError
 from webui.games.fields import card, cards
-from webui.guard.bodies import check_fields, integer, required_int
+from webui.guard.bodies import check_fields, choice, integer, required_int
 from webui.guard.limits import BOUNDS
 from webui.languages.i18n import spoken
 
@@ -119,9 +119,7 @@ def parse_action(body: Any) -> Callable[[Game], Result]:
     """Check an action body's shape up front; the returned callable applies it to a game."""
     if not isinstance(body, dict):
         raise ApiError(f"an action is a JSON object, not {type(body).__name__}")
-    kind = body.get("kind")
-    if kind not in ACTIONS:
-        raise ApiError(f"'kind' must be one of {', '.join(ACTIONS)}, not {kind!r}")
+    kind = choice(body, "kind", ACTIONS, "")
     handler, fields = ACTIONS[kind]
     check_fields(body, fields | {"kind"}, f"a {kind} action")
     return lambda game: handler(game, body)

@@ -25,7 +25,7 @@ from webui.games.settle import count_view
 from webui.games.store import GameStore, Pictures, StoredGame
 from webui.games.view_cache import ViewCache
 from webui.games.views import game_view
-from webui.guard.bodies import check_fields, event_id, integer, json_body, json_object
+from webui.guard.bodies import check_fields, choice, event_id, integer, json_body, json_object
 from webui.languages.i18n import with_spoken
 
 api = Blueprint("api", __name__, url_prefix="/api")
@@ -158,7 +158,7 @@ def replace_settings(game_id: str) -> Response:
 @api.put("/games/<game_id>/names")
 def rename(game_id: str) -> Response:
     stored = store().load(game_id)
-    given = names(json_body(), stored.game.settings.players, required=True)
+    given = names(json_body("names"), stored.game.settings.players, required=True)
     return jsonify(published(store().rename(game_id, given)))
 
 
@@ -227,9 +227,7 @@ def advise_discard() -> Response:
     """Discard advice for a dealt hand: ``{"hand": [...], "role": "dealer", "players": 2}``."""
     body = json_object()
     check_fields(body, {"hand", "role", "players", "variant"}, "advice")
-    role = body.get("role", "dealer")
-    if role not in {r.value for r in Role}:
-        raise ApiError(f"'role' must be dealer, pone or partner, not {role!r}")
+    role = choice(body, "role", (r.value for r in Role), "dealer")
     settings = Settings.from_json({k: body[k] for k in ("players", "variant") if k in body})
     return jsonify(advise(cards(body.get("hand"), "hand"), role=Role(role),
                           settings=settings).to_json())  # fmt: skip

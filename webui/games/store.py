@@ -111,6 +111,16 @@ def _check_place(path: Path) -> None:
         raise GamesDatabaseError(f"the folder {path.parent} does not exist (games database {path})")
 
 
+def stored_names(raw: str) -> list[str]:
+    """A game's seat names as stored, each made writable as UTF-8: a name stored before names
+    were checked may hold a lone surrogate, which would take down every page showing it.
+
+    >>> stored_names('["Ann", "B\\\\ud800b"]')
+    ['Ann', 'B?b']
+    """
+    return [str(name).encode("utf-8", "replace").decode("utf-8") for name in json.loads(raw)]
+
+
 @dataclass
 class StoredGame:
     """A game as loaded: the rebuilt engine plus what the store keeps about it."""
@@ -213,7 +223,7 @@ class GameStore:
             ).fetchall()
         return [
             {"id": r[0], "match_id": r[1], "created": r[2], "updated": r[3],
-             "settings": json.loads(r[4]), "names": json.loads(r[5]), "revision": r[6],
+             "settings": json.loads(r[4]), "names": stored_names(r[5]), "revision": r[6],
              "actions": r[7]}
             for r in rows
         ]  # fmt: skip
@@ -327,7 +337,7 @@ class GameStore:
         game = Game.from_json(
             {"settings": json.loads(row[3]), "first_dealer": row[4], "actions": actions}
         )
-        return StoredGame(game_id, row[0], json.loads(row[5]), row[1], row[2], row[6], game)
+        return StoredGame(game_id, row[0], stored_names(row[5]), row[1], row[2], row[6], game)
 
     def _save_log(
         self,

@@ -87,7 +87,10 @@ class Language:
 
     def number(self, value: float) -> str:
         """A number as the language writes it (the decimal comma in Danish and Romanian)."""
-        return str(format_decimal(value, locale=self.code))
+        try:
+            return str(format_decimal(value, locale=self.code))
+        except (ArithmeticError, ValueError):  # beyond what a locale's format holds
+            return str(value)
 
     def fill(self, text: str, values: Mapping[str, Any]) -> str:
         numbers = {
