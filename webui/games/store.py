@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 
 from scorer.game import Game
 from scorer.settings import Settings
-from webui.errors import GameNotFoundError
+from webui.errors import ApiError, GameNotFoundError
 
 T = TypeVar("T")
 
@@ -300,9 +300,12 @@ class GameStore:
             return {int(r[0]) for r in rows}
 
     def replace_settings(self, game_id: str, settings: Settings) -> StoredGame:
-        """New rules for a game; refused (unchanged) if its log does not replay under them."""
+        """New rules for a game; refused (unchanged) if its log does not replay under them, or
+        when the game is finished (its outcome stands: other rules could change it)."""
         with self._write() as db:
             stored = self._load(db, game_id)
+            if stored.game.outcome is not None and settings != stored.game.settings:
+                raise ApiError.coded("game_finished", 409)
             data = stored.game.to_json() | {"settings": settings.to_json()}
             stored.game = Game.from_json(data)
             db.execute("UPDATE games SET settings = ? WHERE id = ?",

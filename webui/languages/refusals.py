@@ -39,6 +39,8 @@ API_REFUSALS = {
     # games, matches and settings
     "no_game": _p("error", "no game {text}"),
     "game_not_over": _p("error", "this game is not finished yet"),
+    "game_finished": _p("error", "this game is finished: its rules cannot change now; start a "
+                                 "new game for other rules"),
     "match_continues": _p("error", "the match already continues in game {text}"),
     "players_fixed": _p("error", "the number of players cannot change mid-game: start a new "
                                  "game"),

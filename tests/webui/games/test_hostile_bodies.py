@@ -1,5 +1,5 @@
 """Issue #65: bodies that reached handler code (and answered 500) are refused up front with a
-400 naming the field."""
+400 naming the field, and a finished game's rules cannot be changed."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
+
+from tests.webui.conftest import Act
 
 
 def raw_post(client: FlaskClient, path: str, body: str, method: str = "post") -> Any:
@@ -110,3 +112,27 @@ def test_a_huge_seat_in_a_danish_refusal_is_400(
 def test_numbers_that_are_not_finite_are_400(client: FlaskClient, number: str) -> None:
     answer = raw_post(client, "/api/games", f'{{"players": 2, "target": {number}}}')
     assert answer.status_code == 400
+
+
+# -- 5. a finished game's outcome stands -----------------------------------------------------
+def test_a_finished_game_cannot_be_reopened_by_its_settings(
+    client: FlaskClient, new_game: Callable[..., str], act: Act
+) -> None:
+    game_id = new_game(target=61, games_per_match=3)
+    act(game_id, kind="dealer", seat=0)
+    over = act(game_id, kind="correct", seat=0, points=61)
+    assert over["outcome"]["winner"] == 0
+    assert client.post(f"/api/games/{game_id}/next").status_code == 201  # the match moves on
+    before = client.get(f"/api/games/{game_id}").json
+    for lang in ("en", "da", "ro"):
+        answer = client.put(f"/api/games/{game_id}/settings", json={"players": 2, "target": 121},
+                            headers={"Accept-Language": lang})  # fmt: skip
+        assert answer.status_code == 409 and answer.json["code"] == "game_finished"
+    after = client.get(f"/api/games/{game_id}").json
+    assert after["outcome"] == before["outcome"] and after["revision"] == before["revision"]
+    assert after["settings"]["target"] == 61
+    # the same rules again change nothing, and names do not change the outcome
+    same = client.put(f"/api/games/{game_id}/settings", json=before["settings"])
+    assert same.status_code == 200
+    renamed = client.put(f"/api/games/{game_id}/names", json=["Ann", "Bob"])
+    assert renamed.status_code == 200 and renamed.json["outcome"] == before["outcome"]
