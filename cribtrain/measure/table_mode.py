@@ -90,28 +90,28 @@ def follow_clip(
     first_frame = {m.cards[0]: m.frame for m in clip.marks if m.kind == "play"}
     decided: set[str] = set()
     deal = 0
+    reading = _PlaneReader(reader, table)
+    size = (width, height) if table is None else table.size
     for index, frame in enumerate(clip.frames):
         start = time.perf_counter()
-        number = game.deal_state.number if game.deal_state else 0
-        if number != deal:
-            smoother.new_deal()
-            deal = number
-        dealer = None if game.dealer is None else table_seat(players, game.dealer)
-        cards, size = _read(reader, frame, table), (width, height)
-        if table is not None:
-            size = table.size
-        smoothed = smoother.update(cards, size, dealer=dealer)
-        view = table_view(smoothed.state, smoother.events, players, frame=str(index))
-        for _ in range(64):
-            found = follower.proposals(game, view)
-            if not found:
-                break
-            proposal = found[0]
-            if proposal.key not in decided:
-                decided.add(proposal.key)
-                _score_reading(result, proposal, view, truth, first_frame, index)
-            if not _act(result, game, follower, proposal, truth):
-                break
+        for cards in reading.ready(frame):  # on a plane: none until it settles, then all
+            number = game.deal_state.number if game.deal_state else 0
+            if number != deal:
+                smoother.new_deal()
+                deal = number
+            dealer = None if game.dealer is None else table_seat(players, game.dealer)
+            smoothed = smoother.update(cards, size, dealer=dealer)
+            view = table_view(smoothed.state, smoother.events, players, frame=str(index))
+            for _ in range(64):
+                found = follower.proposals(game, view)
+                if not found:
+                    break
+                proposal = found[0]
+                if proposal.key not in decided:
+                    decided.add(proposal.key)
+                    _score_reading(result, proposal, view, truth, first_frame, index)
+                if not _act(result, game, follower, proposal, truth):
+                    break
         result.seconds_per_frame.append(time.perf_counter() - start)
         if until_clear and game.deals_played and game.phase in (Phase.DEAL, Phase.OVER):
             break  # the crib is counted: the deal is over
@@ -120,18 +120,32 @@ def follow_clip(
     return result
 
 
-def _read(reader: FrameReader, frame: Image, table: TablePlane | None) -> FrameCards:
-    """The frame's cards: as the picture has them, or on the table's plane (read from the
-    picture turned to look straight down once the plane is settled)."""
-    if table is None:
-        return reader.cards(frame)
-    if not table.settled:
-        cards = reader.cards(frame)
+class _PlaneReader:
+    """Each frame's cards as the picture has them or, with a table plane, on the plane: the
+    frames before the plane settles are held, then placed with the settled plane all at once
+    (an unsettled plane would put the first cards laid in the wrong rows); from then on the
+    picture is turned to look straight down and read there."""
+
+    def __init__(self, reader: FrameReader, table: TablePlane | None) -> None:
+        self.reader, self.table = reader, table
+        self.held: list[FrameCards] = []
+
+    def ready(self, frame: Image) -> list[FrameCards]:
+        table = self.table
+        if table is None:
+            return [self.reader.cards(frame)]
+        if table.settled:
+            cards = self.reader.cards(table.warp(frame))
+            table.update(table.to_picture(cards))
+            return [cards]
+        cards = self.reader.cards(frame)
         table.update(cards)
-        return table.rectify(cards)
-    cards = reader.cards(table.warp(frame))
-    table.update(table.to_picture(cards))
-    return cards
+        table.rectify(cards)  # measures the scale
+        self.held.append(cards)
+        if not table.settled:
+            return []
+        held, self.held = self.held, []
+        return [table.rectify(each) for each in held]
 
 
 def _truth(script: DealScript) -> dict[str, tuple[Card, ...]]:
