@@ -18,6 +18,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import re
 import socket
 import ssl
 import threading
@@ -26,7 +27,7 @@ from typing import Any
 
 from cheroot import errors
 from cheroot.makefile import MakeFile, StreamReader
-from cheroot.server import HTTPConnection, HTTPRequest, SizeCheckWrapper
+from cheroot.server import ChunkedRFile, HTTPConnection, HTTPRequest, SizeCheckWrapper
 from cheroot.ssl.builtin import BuiltinSSLAdapter
 
 from webui.guard.limits import ServerLimits
@@ -93,6 +94,35 @@ class _CountedLines:
         return line
 
 
+_CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]{1,15}")
+
+
+class StrictChunkedRFile(ChunkedRFile):
+    """cheroot's chunked body reader, its chunk sizes read strictly: hex digits only (cheroot
+    reads `-5` as the last chunk, and what follows as the next request). A bad size or a chunk
+    not ended by CRLF is a ValueError, which `webui.guard.limits.BodyLimit` answers 400."""
+
+    def _fetch(self) -> None:
+        if self.closed:
+            return
+        line = self.rfile.readline()
+        self.bytes_read += len(line)
+        size = line.strip().split(b";", 1)[0].strip()
+        if not _CHUNK_SIZE.fullmatch(size):
+            raise ValueError(f"bad chunk size {size[:20]!r}")
+        chunk_size = int(size, 16)
+        if chunk_size == 0:
+            self.closed = True
+            return
+        if self.maxlen and self.bytes_read + chunk_size > self.maxlen:
+            raise OSError("Request Entity Too Large")
+        chunk = self.rfile.read(chunk_size)
+        self.bytes_read += len(chunk)
+        self.buffer += chunk
+        if self.rfile.read(2) != b"\r\n":
+            raise ValueError("a chunk does not end with CRLF where its size says")
+
+
 class GuardedRequest(HTTPRequest):
     """A request whose head is bounded in bytes, lines and time; refusals are JSON."""
 
@@ -128,6 +158,26 @@ class GuardedRequest(HTTPRequest):
         body = limits.body_bytes if self.chunked_read else int(length) if length.isdigit() else 0
         self.conn.deadline.start(limits.body_seconds(min(body, limits.body_bytes)))
         self.ready = True
+
+    def respond(self) -> None:
+        """cheroot's, a chunked body read by `StrictChunkedRFile`."""
+        if not self.chunked_read:
+            super().respond()
+            return
+        self.rfile = StrictChunkedRFile(self.conn.rfile, self.server.max_request_body_size)
+        self.server.gateway(self).respond()
+        if self.ready:
+            self.ensure_headers_sent()
+        if self.chunked_write:
+            self.conn.wfile.write(b"0\r\n\r\n")
+
+    def send_headers(self) -> None:
+        """An answer that says `Connection: close` closes the connection (the app's refusal of a
+        body it did not read whole: what is left of it is never read as a request)."""
+        if any(key.lower() == b"connection" and value.lower() == b"close"
+               for key, value in self.outheaders):  # fmt: skip
+            self.close_connection = True
+        super().send_headers()
 
     def simple_response(self, status: Any, msg: Any = "") -> None:
         """cheroot's own answers (400, 408, 413, 414, 431, 503) as the API's: JSON naming the

@@ -150,9 +150,16 @@ def install(app: Flask) -> None:
 
 
 class BodyLimit:
-    """WSGI middleware: a body over the limit gets 413 before the app reads any of it, also a
-    chunked one (which has no Content-Length: it is read here, up to one byte past the limit,
-    so none of it is applied and its rest is never read as the next request)."""
+    """WSGI middleware: the body is read here, whole, before the app sees any of it, so that
+
+    - a body over the limit gets 413 before the app reads any of it, also a chunked one (which
+      has no Content-Length: it is read up to one byte past the limit, so none of it is
+      applied and its rest is never read as the next request);
+    - a body that stalls (the connection's deadline, `webui.guard.connections`) gets 408, and
+      malformed chunked framing or a body cut short gets 400, each closing the connection
+      (read in the app they were a 500, or a connection closed without an answer).
+
+    The app then reads the body from memory, as a sized body."""
 
     def __init__(self, app: WsgiApp, limits: ServerLimits) -> None:
         self.app = app
@@ -163,25 +170,58 @@ class BodyLimit:
         length = environ.get("CONTENT_LENGTH") or ""
         if length.isdigit() and int(length) > limit:
             return self._too_large(start_response)
-        if "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower():
-            body = environ["wsgi.input"].read(limit + 1)
-            if len(body) > limit:
-                return self._too_large(start_response)
-            environ["wsgi.input"] = io.BytesIO(body)  # the app sees it as a sized body
-            environ["CONTENT_LENGTH"] = str(len(body))
-            del environ["HTTP_TRANSFER_ENCODING"]
-            environ.pop("wsgi.input_terminated", None)
+        chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
+        wanted = limit + 1 if chunked else int(length) if length.isdigit() else 0
+        if wanted == 0:
+            return self.app(environ, start_response)
+        try:
+            body = _read(environ["wsgi.input"], wanted)
+        except TimeoutError:
+            rate = f"{self.limits.body_bytes_per_second / 1024:g} KiB/s"
+            slow = f"the request's body came too slowly (at least {rate})"
+            return _refuse(start_response, "408 Request Timeout", slow)
+        except ValueError as error:  # cheroot's reading of a malformed chunked body
+            return _refuse(start_response, "400 Bad Request", f"malformed chunked body: {error}")
+        except OSError as error:
+            unread = f"the body could not be read: {error}"
+            return _refuse(start_response, "400 Bad Request", unread)
+        if chunked and len(body) > limit:
+            return self._too_large(start_response)
+        if not chunked and len(body) < wanted:
+            return _refuse(start_response, "400 Bad Request",
+                           f"the body ended after {len(body)} of its {wanted} bytes")  # fmt: skip
+        environ["wsgi.input"] = io.BytesIO(body)  # the app sees it as a sized body
+        environ["CONTENT_LENGTH"] = str(len(body))
+        environ.pop("HTTP_TRANSFER_ENCODING", None)
+        environ.pop("wsgi.input_terminated", None)
         return self.app(environ, start_response)
 
     def _too_large(self, start_response: StartResponse) -> list[bytes]:
         message = f"the upload is too large: the limit is {self.limits.body_bytes / 2**20:g} MiB"
-        body = json.dumps({"error": message}).encode()
-        start_response("413 Request Entity Too Large", [
-            ("Content-Type", "application/json"),
-            ("Content-Length", str(len(body))),
-            ("Connection", "close"),
-        ])  # fmt: skip
-        return [body]
+        return _refuse(start_response, "413 Request Entity Too Large", message)
+
+
+def _read(stream: Any, most: int) -> bytes:
+    """Up to `most` bytes of `stream`, fewer only where it ends."""
+    parts, left = [], most
+    while left > 0:
+        part = stream.read(min(left, 2**16))
+        if not part:
+            break
+        parts.append(part)
+        left -= len(part)
+    return b"".join(parts)
+
+
+def _refuse(start_response: StartResponse, status: str, message: str) -> list[bytes]:
+    """A JSON refusal that closes the connection (what is left of the body is never read)."""
+    body = json.dumps({"error": message}).encode()
+    start_response(status, [
+        ("Content-Type", "application/json"),
+        ("Content-Length", str(len(body))),
+        ("Connection", "close"),
+    ])  # fmt: skip
+    return [body]
 
 
 class BoundedInt(IntegerConverter):
