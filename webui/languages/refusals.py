@@ -66,8 +66,8 @@ TEMPLATES = REFUSALS | API_REFUSALS
 KINDS = SLOTS | {
     "text": Slot.TEXT,
     "size": Slot.NUMBER,
-    "width": Slot.NUMBER,
-    "height": Slot.NUMBER,
+    "width": Slot.TEXT,  # a picture's size in pixels, written as the upload gave it: 4032 x 3024
+    "height": Slot.TEXT,
     "megapixels": Slot.NUMBER,
 }
 

@@ -367,8 +367,7 @@ def test_an_image_over_the_pixel_budget_is_refused_from_its_header(
     huge = png_claiming(*size)
     assert len(huge) < 100
     response = client.post("/api/detect", data=huge, content_type="image/png")
-    # numbers as English writes them: the refusal is said in the request's language
-    assert f"{size[0]:,} x {size[1]:,} image is too large" in error_of(response, 413)
+    assert f"{size[0]} x {size[1]} image is too large" in error_of(response, 413)
     big_jpeg = cv2.imencode(".jpg", np.zeros((8, 8, 3), np.uint8))[1].tobytes()
     assert client.post("/api/detect", data=big_jpeg, content_type="image/jpeg").status_code == 200
     assert detector.calls == 1
