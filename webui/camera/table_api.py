@@ -15,6 +15,7 @@ from webui.errors import ApiError, as_api_error
 from webui.games.api import held_frames, published, store
 from webui.games.fields import cards
 from webui.guard.bodies import check_fields, integer, json_object
+from webui.guard.limits import BOUNDS
 
 table_api = Blueprint("table_api", __name__, url_prefix="/api/games/<game_id>/table")
 
@@ -44,7 +45,8 @@ def status(game_id: str) -> Response:
 def answer(game_id: str) -> Response:
     """`{"key": ..., "cards": [...], "claim": n}`: the open question answered."""
     key, chosen, body = _body({"key", "cards", "claim"}, "an answer")
-    claim = integer(body, "claim", required=False)
+    # the claim of a play (0-14) or a show (0-29): the engine checks which
+    claim = integer(body, "claim", required=False, low=0, high=BOUNDS.show_points)
     with _in_table_words(game_id):
         stored = modes().answer(game_id, key, chosen, claim, held_frames())
     return jsonify({**published(stored), "table_mode": modes().status(game_id)})

@@ -79,7 +79,9 @@ def test_a_bad_name_stored_before_the_checks_does_not_take_the_home_page_down(
     [("actions", {"kind": ["play"]}, "'kind'"), ("actions", {"kind": {"a": 1}}, "'kind'"),
      ("actions", {"kind": "dealer", "seat": 10**25}, "'seat'"),
      ("actions", {"kind": "go", "seat": -(10**30)}, "'seat'"),
-     ("actions", {"kind": "correct", "seat": 0, "points": 10**25}, "'points'")],
+     ("actions", {"kind": "correct", "seat": 0, "points": 10**25}, "'points'"),
+     ("table/answer", {"key": "x", "claim": 10**25}, "'claim'"),
+     ("table/answer", {"key": "x", "claim": 30}, "'claim' must be 0 to 29")],
 )  # fmt: skip
 def test_action_fields_of_the_wrong_type_or_size_are_400(
     client: FlaskClient, new_game: Callable[..., str], path: str, body: Any, field: str
