@@ -168,20 +168,22 @@ class TablePlane:
         kept, blend = self.scale, self.config.blend
         self.scale = scale if kept is None else (1 - blend) * kept + blend * scale
 
-    def _normal(self) -> F64:
-        """The table's unit normal in the camera's frame (towards the table)."""
+    def _camera(self) -> F64:
+        """The lens: `PlaneConfig.fov` across the picture, its centre on the axis."""
         width, height = self.picture
         focal = width / 2 / math.tan(math.radians(self.config.fov) / 2)
-        a, b, c = self.line
-        normal = np.array([focal * a, focal * b, width / 2 * a + height / 2 * b + c])
+        return np.array([[focal, 0, width / 2], [0, focal, height / 2], [0, 0, 1]])
+
+    def _normal(self) -> F64:
+        """The table's unit normal in the camera's frame (towards the table): the horizon
+        through the lens, ``K^T l``."""
+        normal = self._camera().T @ self.line
         return np.asarray(normal / np.linalg.norm(normal), np.float64)
 
     def _turn(self) -> F64:
         """The homography of the camera turned to look along the table's normal (the least
         turn, so the picture's up stays up)."""
-        width, height = self.picture
-        focal = width / 2 / math.tan(math.radians(self.config.fov) / 2)
-        camera = np.array([[focal, 0, width / 2], [0, focal, height / 2], [0, 0, 1]])
+        camera = self._camera()
         rotation = _rotation_onto_axis(self._normal())
         return np.asarray(camera @ rotation @ np.linalg.inv(camera), np.float64)
 
