@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.webui.guard.test_server_limits import WAIT, parse, read_all, running
+from tests.webui.guard.test_server_limits import WAIT, closing_answer, parse, read_all, running
 from webui.guard.limits import LIMITS
 
 HEAD = (b"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\n"
@@ -36,10 +36,8 @@ def test_malformed_chunked_framing_is_400_and_closes(tmp_path: Path, body: bytes
         with server.connect() as sock:
             sock.sendall(CHUNKED + body + SMUGGLED)
             answer = read_all(sock)  # ends: the server closed the connection
-        assert answer.count(b"HTTP/1.1 ") == 1, answer[:500]
-        status, error = parse(answer)
+        status, error = closing_answer(answer)
         assert status == 400 and "chunked" in error["error"]
-        assert b"Connection: close" in answer
         assert server.get("/api/games")[1] == {"games": []}
 
 
@@ -52,9 +50,8 @@ def test_a_stalled_body_is_408_and_closes(tmp_path: Path, head: bytes) -> None:
             sock.settimeout(WAIT)  # the answer comes at the server's deadline, well before
             sock.sendall(head)  # ... and the rest of the body never comes
             answer = read_all(sock)
-        status, error = parse(answer)
+        status, error = closing_answer(answer)
         assert status == 408 and "too slowly" in error["error"]
-        assert answer.count(b"HTTP/1.1 ") == 1 and b"Connection: close" in answer
         assert server.get("/api/games")[1] == {"games": []}
 
 

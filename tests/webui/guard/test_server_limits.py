@@ -85,6 +85,13 @@ def parse(answer: bytes) -> tuple[int, Any]:
     return status, json.loads(body) if body.strip() else None
 
 
+def closing_answer(answer: bytes) -> tuple[int, Any]:
+    """Status and JSON body of the only answer on a connection the server then closed."""
+    assert answer.count(b"HTTP/1.1 ") == 1, answer[:500]
+    assert b"Connection: close" in answer
+    return parse(answer)
+
+
 @contextmanager
 def running(
     tmp_path: Path, limits: ServerLimits = LIMITS, tls: bool = False, **config: Any
@@ -124,10 +131,8 @@ def test_a_chunked_body_over_the_limit_is_413_and_its_rest_is_never_a_request(
                 sock.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
             sock.sendall(b"0\r\n\r\n")
             answer = read_all(sock)  # ends: the server closed the connection
-        assert answer.count(b"HTTP/1.1 ") == 1, answer[:500]
-        status, error = parse(answer)
+        status, error = closing_answer(answer)
         assert status == 413 and "too large" in error["error"]
-        assert b"Connection: close" in answer
         assert server.get("/api/games")[1] == {"games": []}
 
 
