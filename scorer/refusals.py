@@ -182,6 +182,7 @@ REFUSALS = {
     "first_dealer_not_a_number": _p("error", "first_dealer must be a seat number, got {value}"),
     "no_first_dealer": _p("error", "give 'first_dealer' or the 'cut' for deal"),
     "deals_not_list": _p("error", "'deals' must be a list"),
+    "actions_not_list": _p("error", "'actions' must be a list of actions, got {value}"),
     "deal_not_object": _p("error", "a deal must be an object, got {value}"),
     "hands_not_listed": _p("error", "'hands' must list each seat's cards as dealt"),
     "discards_not_listed": _p("error", "'discards' must list {players} seats' discards"),

@@ -3,8 +3,11 @@
 The file gives the settings, the first dealer (or the cut for deal) and, per deal, the hands as
 dealt, the discards, the starter, the cards in the order played and, optionally, each claim
 and muggins call. See the README for the format; `tests/data/game_two_players.json` is an
-example. Errors name the deal and the card. A muggins call made after the game was won is moot
-at a table, so it is kept in the events as moot, for no points (the live game refuses it).
+example. A game's action log as the app keeps it (`Game.to_json`: settings, first dealer and
+`actions`, as `GET /api/export` gives it) replays too; either form may carry the labels of an
+exported game (`LABELS`), which the engine does not read. Errors name the deal and the card.
+A muggins call made after the game was won is moot at a table, so it is kept in the events as
+moot, for no points (the live game refuses it).
 """
 
 from __future__ import annotations
@@ -22,11 +25,17 @@ class ReplayError(CribbageError):
     """A recorded game that cannot be replayed: the message names the deal and the problem."""
 
 
+#: What an exported game carries beside its record: the app's id, names, match and times.
+LABELS = frozenset({"id", "names", "match_id", "created", "updated"})
+
+
 def replay(data: Any) -> Game:
     """Play the recorded game through the engine and return it, finished or not."""
     if not isinstance(data, dict):
         raise ReplayError("recorded_game_not_object", type=type(data).__name__)
-    refuse_unknown_fields(data, {"settings", "players", "first_dealer", "cut", "deals"},
+    if "actions" in data:
+        return replay_log(data)
+    refuse_unknown_fields(data, {"settings", "players", "first_dealer", "cut", "deals", *LABELS},
                           "unknown_fields", ReplayError)  # fmt: skip
     settings = Settings.from_json(data.get("settings", {}))
     first = data.get("first_dealer")
@@ -53,6 +62,19 @@ def replay(data: Any) -> Game:
                 raise ReplayError(error.code, **error.values) from None
             raise ReplayError("in_deal", number=number, message=error) from None
     return game
+
+
+def replay_log(data: dict[str, Any]) -> Game:
+    """A game kept as its action log (`Game.to_json`), played again from its first action."""
+    refuse_unknown_fields(data, {"settings", "first_dealer", "actions", *LABELS},
+                          "unknown_fields", ReplayError)  # fmt: skip
+    if not isinstance(data["actions"], list):
+        raise ReplayError("actions_not_list", value=repr(data["actions"]))
+    first = data.get("first_dealer")
+    if first is not None and type(first) is not int:
+        raise ReplayError("first_dealer_not_a_number", value=repr(first))
+    return Game.from_json({key: data[key] for key in ("settings", "first_dealer", "actions")
+                           if key in data})  # fmt: skip
 
 
 def _cards(value: Any, refusal: str) -> list[Card]:

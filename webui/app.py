@@ -33,6 +33,8 @@ from webui.guard.limits import LIMITS, BoundedInt
 from webui.languages import i18n
 from webui.pages import pages
 from webui.paths import default_db
+from webui.records.api import records_api
+from webui.records.pages import records_pages
 
 DEFAULTS: dict[str, Any] = {
     "DATABASE": None,  # path of the SQLite file; None: the user's data directory
@@ -98,6 +100,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(camera_api)
     app.register_blueprint(table_api)
     app.register_blueprint(pages)
+    app.register_blueprint(records_api)
+    app.register_blueprint(records_pages)
 
     @app.get("/healthz")
     def healthz() -> Response:

@@ -14,6 +14,7 @@ from webui.games.api import store
 from webui.guard.devices import browser_name
 from webui.guard.pairing import PairingLocked, check_code, devices
 from webui.languages.i18n import t
+from webui.records.figures import players
 from webui.redirects import same_site_path
 
 pages = Blueprint("pages", __name__)
@@ -21,19 +22,21 @@ pages = Blueprint("pages", __name__)
 
 def home_list() -> list[dict[str, Any]]:
     """The home page's games, most recently played first: players, score, whether finished
-    (and who won), and when last played (ISO time; the page shows it in local time)."""
+    (and who won), and when last played (ISO time; the page shows it in local time). Scores
+    come from each game's stored summary: no game is replayed."""
     games, games_store = [], store()
+    board = games_store.scoreboard()
     for summary in games_store.summaries():
-        game = games_store.load(summary["id"]).game
         names = summary["names"]
         sides = (
             [f"{names[0]} & {names[2]}", f"{names[1]} & {names[3]}"] if len(names) == 4 else names
         )
+        scores, winner = board.get(summary["id"], ([0] * len(sides), None))
         games.append({
             **summary,
             "sides": sides,
-            "scores": list(game.scores),
-            "winner": None if game.outcome is None else sides[game.outcome.winner],
+            "scores": scores,
+            "winner": None if winner is None else sides[winner],
             "played": datetime.fromtimestamp(summary["updated"], UTC).isoformat(timespec="seconds"),
         })  # fmt: skip
     return games
@@ -41,7 +44,7 @@ def home_list() -> list[dict[str, Any]]:
 
 @pages.get("/")
 def index() -> str:
-    return render_template("index.html", games=home_list())
+    return render_template("index.html", games=home_list(), players=players(store().finished()))
 
 
 @pages.get("/games/<game_id>")

@@ -10,6 +10,11 @@ An action applied from a camera or photo detection keeps a small JPEG of that fr
 `action_frames`, keyed by game and action index and written in the action's own transaction;
 undo drops it with the action.
 
+Each game also has a summary row in `game_summaries`, written in the transaction of every change
+to it: its score, its winner and, once finished, each seat's figures (`scorer.records`) that a
+player's record adds up, so neither the game list nor a record replays a game. A database from
+before the summaries (or of an older `SUMMARY_VERSION`) gets them when it is opened.
+
 The store opens only a file that is its own: a new or empty SQLite file becomes a games
 database; anything else (not SQLite, another program's tables, a missing folder) is refused
 with `GamesDatabaseError`, and left as it was.
@@ -30,6 +35,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from scorer.game import Game
+from scorer.records import game_record
 from scorer.settings import Settings
 from webui.errors import ApiError, GameNotFoundError
 
@@ -58,6 +64,13 @@ CREATE TABLE IF NOT EXISTS actions (
     PRIMARY KEY (game_id, seq)
 );
 CREATE INDEX IF NOT EXISTS games_match ON games(match_id);
+CREATE TABLE IF NOT EXISTS game_summaries (
+    game_id TEXT PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
+    version INTEGER NOT NULL,
+    scores TEXT NOT NULL,
+    winner INTEGER,
+    seats TEXT
+);
 CREATE TABLE IF NOT EXISTS action_frames (
     game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
     seq INTEGER NOT NULL,
@@ -65,6 +78,10 @@ CREATE TABLE IF NOT EXISTS action_frames (
     PRIMARY KEY (game_id, seq)
 );
 """
+
+
+#: The figures' form in `game_summaries.seats`: summaries of another version are made again.
+SUMMARY_VERSION = 1
 
 
 class GamesDatabaseError(Exception):
@@ -134,6 +151,20 @@ class StoredGame:
     game: Game
 
 
+@dataclass(frozen=True)
+class FinishedGame:
+    """A finished game as its summary keeps it: no replay."""
+
+    id: str
+    match_id: str
+    updated: float
+    names: list[str]
+    settings: dict[str, Any]
+    scores: list[int]  # by side
+    winner: int  # the winning side
+    seats: list[dict[str, Any]]  # each seat's `scorer.records.SeatRecord` as JSON
+
+
 class GameStore:
     """The games database. Opens a short-lived connection per operation: thread-safe."""
 
@@ -150,6 +181,7 @@ class GameStore:
                     raise GamesDatabaseError(f"{self.path} is not a cribcam games database ({why})")
                 db.execute("PRAGMA journal_mode=WAL")
                 db.executescript(_SCHEMA)
+            self._summarise_missing()
         except sqlite3.OperationalError as error:  # no access, locked, a full disk
             raise GamesDatabaseError(
                 f"cannot open the games database {self.path} ({error})"
@@ -201,17 +233,42 @@ class GameStore:
         first_dealer: int | None = None,
         match_id: str | None = None,
     ) -> str:
-        Game(settings, first_dealer=first_dealer)  # refuses a bad first dealer before storing
+        game = Game(settings, first_dealer=first_dealer)  # refuses a bad first dealer first
         game_id = secrets.token_hex(4)
         now = time.time()
         with self._write() as db:
-            db.execute(
-                "INSERT INTO games (id, match_id, created, updated, settings, first_dealer, names)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (game_id, match_id or game_id, now, now, json.dumps(settings.to_json()),
-                 first_dealer, json.dumps(list(names))),
-            )  # fmt: skip
+            self._insert(db, StoredGame(game_id, match_id or game_id, list(names), now, now, 0,
+                                        game))  # fmt: skip
         return game_id
+
+    def merge(self, games: Sequence[StoredGame]) -> dict[str, list[str]]:
+        """Take in games from another database (an export), all or none in one transaction,
+        merging by id: a new id is added; a game already here is unchanged when its log is the
+        same, carried on when the imported log goes on from it (same rules, its names taken);
+        any other game of the same id is refused (409), and nothing is imported."""
+        done: dict[str, list[str]] = {"added": [], "extended": [], "unchanged": []}
+        with self._write() as db:
+            for game in games:
+                try:
+                    here = self._load(db, game.id)
+                except GameNotFoundError:
+                    self._insert(db, game)
+                    done["added"].append(game.id)
+                    continue
+                ours, theirs = here.game.to_json(), game.game.to_json()
+                if ours == theirs:
+                    done["unchanged"].append(game.id)
+                    continue
+                before, after = ours.pop("actions"), theirs.pop("actions")
+                if ours != theirs or after[: len(before)] != before:
+                    raise ApiError(f"game {game.id} is already here with another record: "
+                                   "nothing was imported", 409)  # fmt: skip
+                here.game, here.names = game.game, list(game.names)
+                db.execute("UPDATE games SET names = ? WHERE id = ?",
+                           (json.dumps(here.names), game.id))  # fmt: skip
+                self._save_log(db, here, before, after)
+                done["extended"].append(game.id)
+        return done
 
     def summaries(self) -> list[dict[str, Any]]:
         """Every game, most recently played first (summaries; no replay)."""
@@ -326,7 +383,94 @@ class GameStore:
             if db.execute("DELETE FROM games WHERE id = ?", (game_id,)).rowcount == 0:
                 raise GameNotFoundError.coded("no_game", text=repr(game_id))
 
+    # -- summaries -------------------------------------------------------------------------
+    def scoreboard(self) -> dict[str, tuple[list[int], int | None]]:
+        """Each game's score by side and its winning side (None in play), from its summary."""
+        with self._connect() as db:
+            rows = db.execute("SELECT game_id, scores, winner FROM game_summaries").fetchall()
+        return {str(r[0]): (json.loads(r[1]), r[2]) for r in rows}
+
+    def finished(self) -> list[FinishedGame]:
+        """Every finished game with each seat's figures, most recently played first."""
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT g.id, g.match_id, g.updated, g.names, g.settings, s.scores, s.winner,"
+                " s.seats FROM games g JOIN game_summaries s ON s.game_id = g.id"
+                " WHERE s.winner IS NOT NULL ORDER BY g.updated DESC, g.rowid DESC"
+            ).fetchall()
+        return [FinishedGame(str(r[0]), str(r[1]), float(r[2]), stored_names(r[3]),
+                             json.loads(r[4]), json.loads(r[5]), int(r[6]), json.loads(r[7]))
+                for r in rows]  # fmt: skip
+
+    def logs(self) -> list[dict[str, Any]]:
+        """Every game as it is kept, oldest first: its labels (id, names, match, times) and its
+        record (`Game.to_json`: settings, first dealer, actions), read without a replay."""
+        with self._connect() as db:
+            db.execute("BEGIN")  # the games and their actions from one snapshot
+            try:
+                rows = db.execute(
+                    "SELECT id, match_id, created, updated, settings, first_dealer, names"
+                    " FROM games ORDER BY created, rowid"
+                ).fetchall()
+                actions: dict[str, list[Any]] = {str(r[0]): [] for r in rows}
+                for game_id, action in db.execute(
+                    "SELECT game_id, action FROM actions ORDER BY game_id, seq"
+                ):
+                    actions[str(game_id)].append(json.loads(action))
+            finally:
+                db.execute("ROLLBACK")
+        return [
+            {"id": r[0], "names": stored_names(r[6]), "match_id": r[1], "created": r[2],
+             "updated": r[3], "settings": json.loads(r[4]), "first_dealer": r[5],
+             "actions": actions[str(r[0])]}
+            for r in rows
+        ]  # fmt: skip
+
+    def _summarise(self, db: sqlite3.Connection, game_id: str, game: Game) -> None:
+        """Write the game's summary (in the caller's transaction)."""
+        outcome = game.outcome
+        seats = None if outcome is None else json.dumps([s.to_json() for s in game_record(game)])
+        db.execute(
+            "INSERT OR REPLACE INTO game_summaries (game_id, version, scores, winner, seats)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (game_id, SUMMARY_VERSION, json.dumps(list(game.scores)),
+             None if outcome is None else outcome.winner, seats),
+        )  # fmt: skip
+
+    def _summarise_missing(self) -> None:
+        """Summarise the games that have no summary of this version (stored before it)."""
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT id FROM games WHERE id NOT IN"
+                " (SELECT game_id FROM game_summaries WHERE version = ?)",
+                (SUMMARY_VERSION,),
+            )
+            missing = [str(r[0]) for r in rows]
+        for game_id in missing:  # one transaction each: a write waits no longer than one replay
+            with self._write() as db:
+                try:
+                    stored = self._load(db, game_id)
+                except GameNotFoundError:  # deleted meanwhile by another process
+                    continue
+                self._summarise(db, game_id, stored.game)
+
     # -- internals -------------------------------------------------------------------------
+    def _insert(self, db: sqlite3.Connection, stored: StoredGame) -> None:
+        """A new game row with its log and summary (in the caller's transaction)."""
+        game = stored.game
+        db.execute(
+            "INSERT INTO games (id, match_id, created, updated, settings, first_dealer, names,"
+            " revision) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (stored.id, stored.match_id, stored.created, stored.updated,
+             json.dumps(game.settings.to_json()), game.first_dealer, json.dumps(stored.names),
+             stored.revision),
+        )  # fmt: skip
+        db.executemany(
+            "INSERT INTO actions (game_id, seq, action) VALUES (?, ?, ?)",
+            [(stored.id, seq, json.dumps(a.to_json())) for seq, a in enumerate(game.actions)],
+        )
+        self._summarise(db, stored.id, game)
+
     def _load(self, db: sqlite3.Connection, game_id: str) -> StoredGame:
         row = db.execute(
             "SELECT match_id, created, updated, settings, first_dealer, names, revision"
@@ -364,6 +508,9 @@ class GameStore:
         self._bump(db, stored)
 
     def _bump(self, db: sqlite3.Connection, stored: StoredGame) -> None:
+        """A change to the game: its revision, its time, and its summary, all in `db`'s
+        transaction."""
+        self._summarise(db, stored.id, stored.game)
         stored.revision += 1
         stored.updated = time.time()
         db.execute("UPDATE games SET revision = ?, updated = ? WHERE id = ?",

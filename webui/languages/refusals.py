@@ -46,6 +46,10 @@ API_REFUSALS = {
                                  "game"),
     "names_count": _p("error", "'names' must be a list of {players} names, not {text}"),
     "name_length": _p("error", "a seat name is 1 to 40 characters, not {text}"),
+    # players' records
+    "no_player": _p("error", "no finished game has a player named {name}"),
+    "never_met": _p("error", "{name} and {text} have not played a finished game against each "
+                             "other"),
     # the camera, the server and the page
     "no_card_model": _p("error", "no card model installed: detection is unavailable; enter the "
                                  "cards by hand"),

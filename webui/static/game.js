@@ -526,6 +526,10 @@ function renderOver() {
     } }, t("Next game"))
     : el("a", { href: "/", class: "button primary" }, t("New game"));
   parts.push(next);
+  // each player's record, with this game in it
+  const records = state.names.map((name) => el("a", { href: `/players/${encodeURIComponent(name)}` }, name));
+  parts.push(el("div", { class: "over-records" }, t("Records:"), " ",
+    ...records.flatMap((link, i) => (i ? [" · ", link] : [link]))));
   box.replaceChildren(...parts);
 }
 

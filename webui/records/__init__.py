@@ -1,0 +1,1 @@
+"""Players' records, head to head, and games to take away (export and import)."""
