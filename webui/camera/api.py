@@ -72,7 +72,8 @@ def detect() -> Response:
 def frame(game_id: str) -> Response:
     """A camera frame (or the demo photo) from the page: the detections to draw, and the id of
     the frame (`"frame"`) for an action applied from it (503 without a model). With `?table=1`
-    (table mode's page) what the camera sees is applied to the game (`"table_mode"`)."""
+    (table mode's page) what the camera sees is applied to the game (`"table_mode"`), and
+    before the first deal the frame is checked (`"table_mode"`'s `"camera_check"`)."""
     stored = store().load(game_id)
     data, _ = _image_upload()
     name = f"{game_id}-frame"
@@ -87,6 +88,7 @@ def frame(game_id: str) -> Response:
         found = {**frame_json(name, seen), "table": table}
         if request.args.get("table") == "1":  # table mode's page: apply what the camera sees
             modes: TableModes = current_app.extensions["cribcam.table_modes"]
+            modes.check_frame(game_id, stored.game, data, seen)
             found["table_mode"] = modes.follow(game_id, seen_view, held_frames())
     return jsonify({"game": game_id, **found, "frame": frame_id})
 

@@ -101,6 +101,7 @@ class CameraFeed:
         self._table: dict[str, Any] | None = None
         self._frame: dict[str, Any] | None = None
         self._latest: Image | None = None
+        self._seen: FrameCards | None = None  # what the reader read in `_latest`
 
     # -- life ------------------------------------------------------------------------------
     def start(self) -> None:
@@ -139,6 +140,12 @@ class CameraFeed:
         with self._lock:
             image = self._latest
         return None if image is None else thumbnail(image, side)
+
+    def latest_reading(self) -> tuple[Image, FrameCards] | None:
+        """The latest frame and the cards read in it (for the camera check), None before one."""
+        with self._lock:
+            image, seen = self._latest, self._seen
+        return None if image is None or seen is None else (image, seen)
 
     def attach(
         self,
@@ -261,7 +268,7 @@ class CameraFeed:
             if smoothed.events:
                 frame_id = self.memory.add_image(frame.image)
                 self._event_ids.update({e.frame: frame_id for e in smoothed.events})
-            self._latest = frame.image
+            self._latest, self._seen = frame.image, seen
             self._table = table_json(smoothed.state)
             self._status["frames"] = int(self._status["frames"]) + 1
             self._frame = {"index": frame.index, "size": list(frame.size),

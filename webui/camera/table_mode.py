@@ -3,7 +3,8 @@
 
 Applying here rather than in the page means one camera is one writer: two open pages never
 apply a card twice. What the players see of it (`status`): the last proposal applied by itself,
-which they may undo or correct for a moment, and the open question, if any.
+which they may undo or correct for a moment, the open question, if any, and before the first
+deal the camera check of the latest frame (`vision.table.camera_check`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ from scorer.game import Game
 from tablemode.follow import Follower, Option, Proposal, option_for
 from tablemode.steps import Step
 from tablemode.view import TableView
+from vision.table.camera_check import CameraVerdict, check_camera
+from vision.table.cards import FrameCards
+from vision.table.sources import decode_image
 from webui.camera.capture import CameraFeed, TableHook
 from webui.camera.frames import THUMB_SIDE
 from webui.errors import ApiError, as_api_error
@@ -54,6 +58,8 @@ class _GameTable:
     view: TableView | None = None
     question: Proposal | None = None
     last: _Applied | None = None
+    #: The camera check of the latest frame, kept until the first deal starts.
+    check: CameraVerdict | None = None
 
 
 class TableModes:
@@ -70,6 +76,7 @@ class TableModes:
             table = self._table(game_id)
             table.view = view
             self._advance(game_id, table, pictures)
+            self._forget_check_once_dealt(game_id, table)
             return self._status(table)
 
     def game(self, game_id: str) -> Game:
@@ -77,7 +84,22 @@ class TableModes:
 
     def status(self, game_id: str) -> dict[str, Any]:
         with self._lock:
-            return self._status(self._table(game_id))
+            table = self._table(game_id)
+            self._forget_check_once_dealt(game_id, table)
+            return self._status(table)
+
+    def check_frame(self, game_id: str, game: Game, image: bytes, seen: FrameCards) -> None:
+        """Before `game`'s first deal, check the page's frame (`image`, in which the reader
+        read `seen`): can the camera read the table? Decoding it again costs a few ms, and
+        only before play."""
+        if game.deal_state is None:
+            verdict = check_camera(decode_image(image), seen, game.settings.players)
+            self.check_camera(game_id, verdict)
+
+    def check_camera(self, game_id: str, verdict: CameraVerdict) -> None:
+        """Keep `verdict`, the camera check of the game's latest frame before its first deal."""
+        with self._lock:
+            self._table(game_id).check = verdict
 
     def answer(
         self, game_id: str, key: str, cards: Sequence[Card] | None, claim: int | None,
@@ -131,6 +153,11 @@ class TableModes:
             return self._status(table)
 
     # -- internals -------------------------------------------------------------------------
+    def _forget_check_once_dealt(self, game_id: str, table: _GameTable) -> None:
+        """The check is for the table before play: once a deal has started it is not shown."""
+        if table.check is not None and self._store.load(game_id).game.deal_state is not None:
+            table.check = None
+
     def _table(self, game_id: str) -> _GameTable:
         table = self._games.pop(game_id, None) or _GameTable(Follower())
         self._games[game_id] = table
@@ -184,6 +211,7 @@ class TableModes:
         return {
             "question": None if table.question is None else table.question.to_json(),
             "last": None if table.last is None else table.last.to_json(),
+            "camera_check": None if table.check is None else table.check.to_json(),
         }
 
 
@@ -200,10 +228,16 @@ def _option(game: Game, proposal: Proposal, cards: Sequence[Card] | None) -> Opt
 
 
 def table_hook(modes: TableModes) -> TableHook:
-    """Table mode for the server camera: the game it follows, with the frames it keeps; after
-    a step the feed follows the game's new deal (its smoother forgets the last deal's plays)."""
+    """Table mode for the server camera: the game it follows, with the frames it keeps, its
+    frames checked before the first deal; after a step the feed follows the game's new deal
+    (its smoother forgets the last deal's plays)."""
 
     def follow(feed: CameraFeed, game_id: str, view: TableView) -> dict[str, Any]:
+        before = modes.game(game_id)
+        reading = feed.latest_reading() if before.deal_state is None else None
+        if reading is not None:
+            modes.check_camera(game_id, check_camera(*reading, before.settings.players))
+
         def picture(frame_id: str | None) -> bytes | None:
             if frame_id is None:
                 return feed.latest_jpeg(THUMB_SIDE)

@@ -46,7 +46,7 @@ def test_a_dark_picture_is_too_dark() -> None:
     assert not verdict.ready
     assert verdict.codes == ["too_dark"]
     [finding] = verdict.findings
-    assert finding.values["paper"] < 90
+    assert float(finding.values["paper"]) < 90
 
 
 def test_a_dark_room_without_cards_read_is_too_dark(good: CheckScene) -> None:
@@ -78,7 +78,7 @@ def test_small_indices_are_too_far_with_how_much_closer() -> None:
     assert verdict.codes == ["too_far"]
     assert not verdict.ready
     [finding] = verdict.findings
-    assert finding.values["index_px"] < 16
+    assert float(finding.values["index_px"]) < 16
     index_px = float(finding.values["index_px"])
     assert finding.values["ratio"] == pytest.approx(index_px / 24, abs=0.01)
     assert finding.values["closer_cm"] == closer_cm(index_px, far.frame.shape[1])
