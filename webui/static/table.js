@@ -72,9 +72,10 @@ const tableLabelPx = (shown) => Math.min(44, Math.max(22, shown / 14));
    cards' boxes lie; the server camera's view says its own (showServerCamera). */
 function followCamera(answer, picture) {
   if (answer.table_mode) {
-    const before = JSON.stringify(mode);
+    const before = JSON.stringify({ ...mode, camera_check: null });
     mode = answer.table_mode;
-    if (JSON.stringify(mode) !== before) renderPrompt();
+    if (JSON.stringify({ ...mode, camera_check: null }) !== before) renderPrompt();
+    renderCheck();
   }
   if (answer.table && picture) followTroubles(answer.table, picture.width, picture.height);
 }
@@ -139,6 +140,62 @@ function showServerCamera(view) {
 /* The server camera's seats as the page camera's table gives them: each edge's game seat. */
 function serverSeats(view) {
   return Object.fromEntries((view.seats || []).map((s) => [s.edge, s.seat]));
+}
+
+// -- the camera check before the first deal ------------------------------------------------
+/* Before the first deal the server checks each frame (`camera_check`): can the camera read the
+   table, and if not, what to change. Said in large type; gone once a deal has started. */
+function renderCheck() {
+  const box = $("camera-check");
+  const check = mode.camera_check;
+  const shown = Boolean(check && state && state.deal === 0 && !state.outcome);
+  root.classList.toggle("checking", shown);
+  box.hidden = !shown;
+  if (!shown) { box.replaceChildren(); return; }
+  const advice = check.findings.map(checkText);
+  const key = JSON.stringify([check.ready, advice]);
+  if (box.dataset.key !== key) {  // unchanged advice is not said again to a screen reader
+    box.dataset.key = key;
+    box.dataset.ready = String(check.ready);
+    const title = check.ready ? "✓ " + t("Ready: the camera reads the table.") : t("Camera check: not ready yet");
+    box.replaceChildren(el("p", { class: "check-title" }, title),
+      ...advice.map((text) => el("p", { class: "check-advice" }, text)),
+      el("p", { class: "check-measures" }));
+  }
+  box.querySelector(".check-measures").textContent = checkMeasures(check);
+}
+
+/* What a finding asks the players to change, from its code and measured values. */
+function checkText(finding) {
+  const f = finding;
+  switch (f.code) {
+    case "no_cards": return t("Lay a card face up in front of each player, as for the cut: the camera reads no card yet.");
+    case "few_cards": return t("The camera reads {cards} of {players} cards: lay one face up in front of each player. If they lie there, the others are out of the picture or too small: move the camera back or higher.",
+      { cards: num(f.cards), players: num(f.players) });
+    case "too_far": return t("Move the camera about {cm} cm closer: the farthest card's corners are only {share} of the size the camera reads surely ({px} of {good} px).",
+      { cm: num(f.closer_cm), share: pct(f.ratio), px: num(Math.round(f.index_px)), good: num(f.good_px) });
+    case "far": return t("Closer reads surer: move the camera about {cm} cm closer (the farthest card's corners are {px} px tall; {good} px read surely).",
+      { cm: num(f.closer_cm), px: num(Math.round(f.index_px)), good: num(f.good_px) });
+    case "cut_off_left": return t("The table runs out of the picture on the left: turn the camera a little to the left, or move it back.");
+    case "cut_off_right": return t("The table runs out of the picture on the right: turn the camera a little to the right, or move it back.");
+    case "cut_off_top": return t("The table runs out of the picture at the top: tilt the camera up a little, or move it back.");
+    case "cut_off_bottom": return t("The table runs out of the picture at the bottom: tilt the camera down a little, or move it back.");
+    case "blurred": return t("The picture is blurred: hold the camera still and let it focus; wipe the lens.");
+    case "too_dark": return t("Too dark: turn on more light over the table.");
+    case "too_bright": return t("Too bright: the light shines back off the cards. Move the lamp or the camera.");
+    default: return f.code;
+  }
+}
+
+/* The figures the advice comes from, in small type under it. */
+function checkMeasures(check) {
+  const m = check.measures;
+  const parts = [];
+  if (m.index_px !== null) parts.push(t("corners {px} px (reads from {least}, surely from {good})",
+    { px: num(Math.round(m.index_px)), least: num(check.least_index_px), good: num(check.good_index_px) }));
+  if (m.blur_px !== null) parts.push(t("blur {px} px", { px: num(m.blur_px, 1) }));
+  parts.push(t("light {value} of 255", { value: num(Math.round(m.paper === null ? m.brightness : m.paper)) }));
+  return parts.join(" · ");
 }
 
 // -- what the camera cannot place ----------------------------------------------------------
@@ -222,6 +279,7 @@ function render(next) {
   renderScores();
   renderNow();
   renderPrompt();
+  renderCheck();
 }
 
 function renderScores() {
@@ -469,7 +527,7 @@ function connect() {
   const first = await api("GET", `/api/games/${GAME}`);
   if (first) render(first);
   const status = await api("GET", `/api/games/${GAME}/table`);
-  if (status) { mode = status; renderPrompt(); }
+  if (status) { mode = status; renderPrompt(); renderCheck(); }
   if (SERVER_CAMERA) {
     $("camera-start").hidden = true;
     $("camera-video").hidden = true;
