@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from cribcam import __version__
-from cribcam.commands import art, decks, reading, scoring, serve, train
+from cribcam.commands import art, decks, reading, records, scoring, serve, train
 from cribcam.errors import CommandError
 from scorer.errors import CribbageError
 from vision.errors import VisionError
@@ -26,6 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.register(commands)
     decks.register(commands)
     serve.register(commands)
+    records.register(commands)
     return parser
 
 

@@ -244,8 +244,8 @@ class GameStore:
     def merge(self, games: Sequence[StoredGame]) -> dict[str, list[str]]:
         """Take in games from another database (an export), all or none in one transaction,
         merging by id: a new id is added; a game already here is unchanged when its log is the
-        same, carried on when the imported log goes on from it (same rules, its names taken);
-        any other game of the same id is refused (409), and nothing is imported."""
+        same or goes further, carried on when the imported log goes on from it (same rules,
+        its names taken); any other game of the same id is refused (409): nothing is imported."""
         done: dict[str, list[str]] = {"added": [], "extended": [], "unchanged": []}
         with self._write() as db:
             for game in games:
@@ -256,10 +256,10 @@ class GameStore:
                     done["added"].append(game.id)
                     continue
                 ours, theirs = here.game.to_json(), game.game.to_json()
-                if ours == theirs:
+                before, after = ours.pop("actions"), theirs.pop("actions")
+                if ours == theirs and before[: len(after)] == after:  # here already, or further
                     done["unchanged"].append(game.id)
                     continue
-                before, after = ours.pop("actions"), theirs.pop("actions")
                 if ours != theirs or after[: len(before)] != before:
                     raise ApiError(f"game {game.id} is already here with another record: "
                                    "nothing was imported", 409)  # fmt: skip

@@ -36,8 +36,8 @@ class Games:
 
 
 def play_game_a(client: FlaskClient, act: Act) -> str:
-    game_id = client.post("/api/games", json={"players": 2, "muggins": True, "first_dealer": 1,
-                                              "names": ["Ann", "Bob"]}).json["id"]  # type: ignore[index]  # fmt: skip
+    game_id: str = client.post("/api/games", json={
+        "players": 2, "muggins": True, "first_dealer": 1, "names": ["Ann", "Bob"]}).json["id"]  # type: ignore[index]  # fmt: skip
     act(game_id, kind="deal", hands=HANDS)
     act(game_id, kind="discard", seat=0, cards=["9H", "QD"])
     act(game_id, kind="discard", seat=1, cards=["KH", "8S"])
@@ -61,8 +61,8 @@ def play_game_a(client: FlaskClient, act: Act) -> str:
 
 
 def play_game_b(client: FlaskClient, act: Act) -> str:
-    game_id = client.post("/api/games", json={"players": 2, "first_dealer": 0,
-                                              "names": ["Annie", "Bob"]}).json["id"]  # type: ignore[index]  # fmt: skip
+    game_id: str = client.post("/api/games", json={
+        "players": 2, "first_dealer": 0, "names": ["Annie", "Bob"]}).json["id"]  # type: ignore[index]  # fmt: skip
     over = act(game_id, kind="correct", seat=1, points=121)
     assert over["outcome"]["match_points"] == [0, 3]
     renamed = client.put(f"/api/games/{game_id}/names", json=["ANN", "Bob"])
@@ -74,7 +74,9 @@ def play_game_b(client: FlaskClient, act: Act) -> str:
 def games(client: FlaskClient, act: Act) -> Games:
     a = play_game_a(client, act)
     b = play_game_b(client, act)
-    unfinished = client.post("/api/games", json={"players": 2, "names": ["Ann", "Carl"]}).json
+    unfinished = client.post(
+        "/api/games", json={"players": 2, "first_dealer": 0, "names": ["Ann", "Carl"]}
+    ).json
     act(unfinished["id"], kind="correct", seat=0, points=5)  # type: ignore[index]
     return Games(a, b, unfinished["id"])  # type: ignore[index]
 
