@@ -15,6 +15,7 @@ from webui.guard.devices import browser_name
 from webui.guard.pairing import PairingLocked, check_code, devices
 from webui.languages.i18n import t
 from webui.records.figures import players
+from webui.records.store import finished
 from webui.redirects import same_site_path
 
 pages = Blueprint("pages", __name__)
@@ -44,7 +45,7 @@ def home_list() -> list[dict[str, Any]]:
 
 @pages.get("/")
 def index() -> str:
-    return render_template("index.html", games=home_list(), players=players(store().finished()))
+    return render_template("index.html", games=home_list(), players=players(finished()))
 
 
 @pages.get("/games/<game_id>")

@@ -390,6 +390,16 @@ class GameStore:
             rows = db.execute("SELECT game_id, scores, winner FROM game_summaries").fetchall()
         return {str(r[0]): (json.loads(r[1]), r[2]) for r in rows}
 
+    def finished_generation(self) -> tuple[Any, ...]:
+        """What changes whenever `finished()` would: a game finished, taken back, renamed,
+        carried on, deleted or imported (a cache of it is good while this is the same)."""
+        with self._connect() as db:
+            row = db.execute(
+                "SELECT COUNT(*), MAX(g.updated), TOTAL(g.revision) FROM games g"
+                " JOIN game_summaries s ON s.game_id = g.id WHERE s.winner IS NOT NULL"
+            ).fetchone()
+        return tuple(row)
+
     def finished(self) -> list[FinishedGame]:
         """Every finished game with each seat's figures, most recently played first."""
         with self._connect() as db:

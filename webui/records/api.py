@@ -12,6 +12,7 @@ from webui.errors import ApiError
 from webui.games.api import store
 from webui.guard.bodies import json_body
 from webui.records.figures import fold, head_to_head, player_record, players
+from webui.records.store import finished
 from webui.records.transfer import chosen, csv_text, imported
 
 records_api = Blueprint("records_api", __name__, url_prefix="/api")
@@ -19,7 +20,7 @@ records_api = Blueprint("records_api", __name__, url_prefix="/api")
 
 def record_of(name: str) -> dict[str, Any]:
     """A player's record, or 404 when that name finished no game."""
-    found = player_record(store().finished(), fold(name))
+    found = player_record(finished(), fold(name))
     if found is None:
         raise ApiError.coded("no_player", 404, name=name)
     return found
@@ -27,7 +28,7 @@ def record_of(name: str) -> dict[str, Any]:
 
 @records_api.get("/players")
 def list_players() -> Response:
-    return jsonify(players=players(store().finished()))
+    return jsonify(players=players(finished()))
 
 
 @records_api.get("/players/<name>")
@@ -39,7 +40,7 @@ def get_player(name: str) -> Response:
 def against(name: str, other: str) -> Response:
     if fold(name) == fold(other):
         raise ApiError(f"{name!r} and {other!r} are the same player")
-    found = head_to_head(store().finished(), fold(name), fold(other))
+    found = head_to_head(finished(), fold(name), fold(other))
     if found is None:
         raise ApiError.coded("never_met", 404, name=name, text=other)
     return jsonify(found)

@@ -9,12 +9,12 @@ at two seats of one game counts once, at its first seat.
 from __future__ import annotations
 
 import functools
+import heapq
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from scorer.records import SeatRecord, Shown
 from scorer.stats import MAX_SHOW, both_distributions
 from webui.games.store import FinishedGame
 
@@ -49,34 +49,33 @@ def seat_of(game: FinishedGame, key: str) -> int | None:
 
 @dataclass
 class Tally:
-    """Hands (or cribs) counted: how many, their points, how often each score, the best."""
+    """Hands (or cribs) counted: how many, their points, how often each score, the best. Each
+    is kept as its summary stores it (`scorer.records.Shown.to_json`): no card is parsed."""
 
     count: int = 0
     total: int = 0
     histogram: list[int] = field(default_factory=lambda: [0] * (MAX_SHOW + 1))
-    best: list[tuple[Shown, FinishedGame]] = field(default_factory=list)
+    shown: list[tuple[list[Any], FinishedGame]] = field(default_factory=list)
 
-    def add(self, shown: Sequence[Shown], game: FinishedGame) -> None:
+    def add(self, shown: Sequence[list[Any]], game: FinishedGame) -> None:
         for one in shown:
             self.count += 1
-            self.total += one.points
-            self.histogram[one.points] += 1
-            self.best.append((one, game))
-        # games come most recent first, so a tie keeps the latest hand first (a stable sort)
-        self.best.sort(key=lambda pair: -pair[0].points)
-        del self.best[BEST:]
+            self.total += one[1]
+            self.histogram[one[1]] += 1
+            self.shown.append((one, game))
 
     def to_json(self) -> dict[str, Any]:
+        # games come most recent first, so of equal hands the latest is first (a stable sort)
+        best = heapq.nlargest(BEST, self.shown, key=lambda pair: pair[0][1])
         return {
             "count": self.count,
             "total": self.total,
             "average": None if not self.count else self.total / self.count,
             "histogram": self.histogram,
             "best": [
-                {"points": shown.points, "cards": [str(c) for c in shown.cards],
-                 "starter": str(shown.starter), "game": game.id, "deal": shown.deal,
-                 "played": played(game)}
-                for shown, game in self.best
+                {"points": points, "cards": cards.split(), "starter": starter, "game": game.id,
+                 "deal": deal, "played": played(game)}
+                for (deal, points, cards, starter), game in best
             ],
         }  # fmt: skip
 
@@ -88,65 +87,62 @@ def _per_deal(points: int, deals: int) -> dict[str, Any]:
 def player_record(games: Iterable[FinishedGame], key: str) -> dict[str, Any] | None:
     """The record of the player `key` (folded) over `games` (most recent first); None when
     they finished none."""
-    name = None
-    count = wins = given = taken = match_points = deals = points = 0
-    heels = mugged = lost = 0
-    pegging = {"dealer": [0, 0], "pone": [0, 0]}
+    name, count = None, 0
+    sums = dict.fromkeys(_SUMMED, 0)
     hands, cribs, recent = Tally(), Tally(), list[dict[str, Any]]()
     for game in games:
         seat = seat_of(game, key)
         if seat is None:
             continue
-        record = SeatRecord.from_json(game.seats[seat])
+        record = game.seats[seat]
         name = name or game.names[seat]  # as the latest game spells it
         count += 1
-        wins += record.won
-        given += record.skunks_given
-        taken += record.skunked
-        match_points += record.match_points
-        deals += record.deals
-        points += record.points
-        heels += record.his_heels
-        mugged += record.muggins_taken
-        lost += record.muggins_lost
-        pegging["dealer"][0] += record.dealer_pegging
-        pegging["dealer"][1] += record.dealer_plays
-        pegging["pone"][0] += record.pone_pegging
-        pegging["pone"][1] += record.pone_plays
-        hands.add(record.hands, game)
-        cribs.add(record.cribs, game)
+        for figure in _SUMMED:
+            sums[figure] += record[figure]
+        hands.add(record["hands"], game)
+        cribs.add(record["cribs"], game)
         if len(recent) < RECENT:
             recent.append(_recent(game, record))
     if name is None:
         return None
+    deals = sums["deals"]
     return {
         "name": name,
         "key": key,
         "games": count,
-        "wins": wins,
-        "losses": count - wins,
-        "skunks": {"given": given, "taken": taken},
-        "match_points": match_points,
+        "wins": sums["won"],
+        "losses": count - sums["won"],
+        "skunks": {"given": sums["skunks_given"], "taken": sums["skunked"]},
+        "match_points": sums["match_points"],
         "deals": deals,
-        "points": points,
-        "points_per_deal": None if not deals else points / deals,
+        "points": sums["points"],
+        "points_per_deal": None if not deals else sums["points"] / deals,
         "hands": hands.to_json(),
         "cribs": cribs.to_json(),
-        "pegging": {role: _per_deal(*pegged) for role, pegged in pegging.items()},
-        "his_heels": heels,
-        "muggins": {"taken": mugged, "lost": lost},
+        "pegging": {
+            "dealer": _per_deal(sums["dealer_pegging"], sums["dealer_plays"]),
+            "pone": _per_deal(sums["pone_pegging"], sums["pone_plays"]),
+        },
+        "his_heels": sums["his_heels"],
+        "muggins": {"taken": sums["muggins_taken"], "lost": sums["muggins_lost"]},
         "recent": recent,
     }
 
 
-def _recent(game: FinishedGame, record: SeatRecord) -> dict[str, Any]:
+#: The figures of `scorer.records.SeatRecord` a record adds up (booleans count as 1).
+_SUMMED = ("won", "skunks_given", "skunked", "match_points", "deals", "points", "his_heels",
+           "muggins_taken", "muggins_lost", "dealer_pegging", "dealer_plays", "pone_pegging",
+           "pone_plays")  # fmt: skip
+
+
+def _recent(game: FinishedGame, record: dict[str, Any]) -> dict[str, Any]:
     return {
         "id": game.id,
         "played": played(game),
         "sides": sides(game),
         "scores": game.scores,
-        "side": record.side,
-        "won": record.won,
+        "side": record["side"],
+        "won": record["won"],
         "target": game.settings.get("target"),
     }
 
@@ -165,47 +161,49 @@ def players(games: Iterable[FinishedGame]) -> list[dict[str, Any]]:
             one = found.setdefault(
                 key, {"name": name, "key": key, "games": 0, "wins": 0, "match_points": 0}
             )
-            side = game.seats[seat]["side"]
             one["games"] += 1
-            one["wins"] += side == game.winner
+            one["wins"] += game.seats[seat]["won"]
             one["match_points"] += game.seats[seat]["match_points"]
     return sorted(found.values(), key=lambda one: (-one["games"], one["key"]))
 
 
-def head_to_head(games: Iterable[FinishedGame], key: str, other: str) -> dict[str, Any] | None:
-    """`key` against `other` (both folded) in the finished games where they sat on opposite
-    sides: games, wins each, the average margin (`key`'s side's final score less `other`'s),
-    the skunks each gave the other; None when they never met."""
-    names: list[str | None] = [None, None]
-    count, wins, margin, skunks = 0, [0, 0], 0, [0, 0]
-    together: list[dict[str, Any]] = []
+def rivals(games: Iterable[FinishedGame], key: str) -> dict[str, dict[str, Any]]:
+    """`key` against each player who sat on another side in a finished game with them (by
+    folded name, the most games first): games, wins each, the average margin (`key`'s side's
+    final score less the other's), the skunks each gave the other, their recent games."""
+    found: dict[str, dict[str, Any]] = {}
     for game in games:
-        mine, theirs = seat_of(game, key), seat_of(game, other)
-        if mine is None or theirs is None:
+        mine = seat_of(game, key)
+        if mine is None:
             continue
-        seats = (mine, theirs)
-        records = [SeatRecord.from_json(game.seats[seat]) for seat in seats]
-        if records[0].side == records[1].side:
-            continue
-        names = [names[i] or game.names[seat] for i, seat in enumerate(seats)]
-        count += 1
-        margin += game.scores[records[0].side] - game.scores[records[1].side]
-        for i, record in enumerate(records):
-            wins[i] += record.won
-            skunks[i] += record.won and records[1 - i].skunked
-        if len(together) < RECENT:
-            together.append(_recent(game, records[0]))
-    if not count:
-        return None
-    return {
-        "player": names[0],
-        "other": names[1],
-        "games": count,
-        "wins": {"player": wins[0], "other": wins[1]},
-        "margin": margin / count,
-        "skunks": {"given": skunks[0], "taken": skunks[1]},
-        "recent": together,
-    }
+        me = game.seats[mine]
+        seen = {key}
+        for seat, name in enumerate(game.names):
+            other = fold(name)
+            them = game.seats[seat]
+            if other in seen or them["side"] == me["side"]:
+                continue
+            seen.add(other)
+            one = found.setdefault(other, {
+                "player": game.names[mine], "other": name, "games": 0,
+                "wins": {"player": 0, "other": 0}, "margin": 0,
+                "skunks": {"given": 0, "taken": 0}, "recent": []})  # fmt: skip
+            one["games"] += 1
+            one["margin"] += game.scores[me["side"]] - game.scores[them["side"]]
+            one["wins"]["player"] += me["won"]
+            one["wins"]["other"] += them["won"]
+            one["skunks"]["given"] += me["won"] and them["skunked"]
+            one["skunks"]["taken"] += them["won"] and me["skunked"]
+            if len(one["recent"]) < RECENT:
+                one["recent"].append(_recent(game, me))
+    for one in found.values():
+        one["margin"] /= one["games"]
+    return dict(sorted(found.items(), key=lambda pair: -int(pair[1]["games"])))
+
+
+def head_to_head(games: Iterable[FinishedGame], key: str, other: str) -> dict[str, Any] | None:
+    """`key` against `other` (both folded): `rivals`' figures, None when they never met."""
+    return rivals(games, key).get(other)
 
 
 @functools.cache

@@ -10,10 +10,10 @@ from flask import Blueprint, render_template
 
 from scorer.cards import Suit, parse_card
 from scorer.stats import MAX_SHOW
-from webui.games.api import store
 from webui.languages.i18n import language
 from webui.records.api import record_of
-from webui.records.figures import expected, fold, head_to_head
+from webui.records.figures import expected, rivals
+from webui.records.store import finished
 
 records_pages = Blueprint("records_pages", __name__)
 
@@ -24,16 +24,7 @@ CHART_WIDTH, CHART_HEIGHT, COLUMN = 600, 160, 20
 @records_pages.get("/players/<name>")
 def player(name: str) -> str:
     record = record_of(name)
-    games = store().finished()
-    opponents: dict[str, str] = {}
-    for game in games:
-        if any(fold(n) == record["key"] for n in game.names):
-            for other in game.names:
-                opponents.setdefault(fold(other), other)
-    opponents.pop(record["key"], None)
-    against = [found for key in opponents
-               if (found := head_to_head(games, record["key"], key)) is not None]  # fmt: skip
-    against.sort(key=lambda one: -int(one["games"]))
+    against = list(rivals(finished(), record["key"]).values())
     shares = expected()
     return render_template(
         "player.html",

@@ -11,8 +11,8 @@ So after deal 1: Ann 1 + 12 = 13, Bob 1 + 2 + 6 + 4 = 13. Corrections to match t
 +106 (119), Bob +70 (83). Deal 2, Ann deals, the starter is JH: his heels, 2, and Ann has 121.
 Bob under 91: a skunk, 2 match points to Ann.
 
-Game B (seats "Annie" and Bob, renamed "ANN" afterwards: the same player as "Ann"): Ann deals,
-Bob is corrected +121 at once and wins; Ann at 0 is double skunked (3 match points to Bob).
+Game B (seats "Annie" and Bob, renamed "ANN" before its end: the same player as "Ann"): Ann
+deals, Bob is corrected +121 at once and wins; Ann at 0 is double skunked (3 match points to Bob).
 """
 
 from __future__ import annotations
@@ -63,10 +63,10 @@ def play_game_a(client: FlaskClient, act: Act) -> str:
 def play_game_b(client: FlaskClient, act: Act) -> str:
     game_id: str = client.post("/api/games", json={
         "players": 2, "first_dealer": 0, "names": ["Annie", "Bob"]}).json["id"]  # type: ignore[index]  # fmt: skip
-    over = act(game_id, kind="correct", seat=1, points=121)
-    assert over["outcome"]["match_points"] == [0, 3]
     renamed = client.put(f"/api/games/{game_id}/names", json=["ANN", "Bob"])
     assert renamed.status_code == 200, renamed.json
+    over = act(game_id, kind="correct", seat=1, points=121)
+    assert over["outcome"]["match_points"] == [0, 3]
     return game_id
 
 
