@@ -21,6 +21,7 @@ from webui.camera.page_tables import PageTables
 from webui.camera.reader_health import ReaderHealth
 from webui.camera.table_api import table_api
 from webui.camera.table_mode import TableModes, table_hook
+from webui.contract.openapi import openapi
 from webui.decks.api import install as install_decks
 from webui.decks.state import stop_tune
 from webui.errors import register_error_handlers
@@ -100,11 +101,13 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(camera_api)
     app.register_blueprint(table_api)
     app.register_blueprint(pages)
+    app.register_blueprint(openapi)
     app.register_blueprint(records_api)
     app.register_blueprint(records_pages)
 
     @app.get("/healthz")
     def healthz() -> Response:
+        """Whether the server is up, and whether its card reader reads."""
         reader = app.extensions["cribcam.reader_health"].as_json()
         return jsonify(ok=True, version=version("cribcam"),
                        detector=reader["state"] in ("reads", "unchecked"), reader=reader,

@@ -13,6 +13,8 @@ from webui.camera.frames import FrameMemory
 from webui.camera.page_tables import PageTables
 from webui.camera.photo_reading import read_frame, read_photo
 from webui.camera.table_mode import TableModes
+from webui.contract import answers, bodies
+from webui.contract.routes import contract
 from webui.errors import ApiError
 from webui.games.api import held_frames, jpeg, store
 from webui.guard.images import image_kind
@@ -31,6 +33,7 @@ def uploads() -> FrameMemory:
 
 
 @camera_api.get("/camera")
+@contract(answers={200: answers.CameraView})
 def camera() -> Response:
     """The server camera's status and latest smoothed table (`enabled: false` without one)."""
     the_feed = feed()
@@ -38,6 +41,7 @@ def camera() -> Response:
 
 
 @camera_api.get("/camera/frame.jpg")
+@contract(answers={200: None}, media="image/jpeg", refusals=(404,))
 def camera_frame() -> Response:
     """The server camera's latest frame (at most 640 px), to draw the table's boxes on."""
     the_feed = feed()
@@ -48,28 +52,34 @@ def camera_frame() -> Response:
 
 
 @camera_api.get("/games/<game_id>/camera")
+@contract(answers={200: answers.CameraView}, refusals=(404,))
 def game_camera(game_id: str) -> Response:
     """The camera's table as this game sees it, with the plays it could apply now."""
     return jsonify(game_camera_view(feed(), store().load(game_id), switch=False))
 
 
 @camera_api.post("/games/<game_id>/camera")
-def watch_game(game_id: str) -> Response:
+@contract(query=bodies.TableQuery, answers={200: answers.CameraView}, refusals=(400, 404))
+def watch_game(game_id: str, query: bodies.TableQuery) -> Response:
     """Make the server camera follow this game (its seats, dealer and deal) from now on; with
     `?table=1` (table mode's page) what it sees is applied to the game, else only suggested."""
-    table = request.args.get("table") == "1"
+    table = query.table == "1"
     return jsonify(game_camera_view(feed(), store().load(game_id), switch=True, table_mode=table))
 
 
 @camera_api.post("/detect")
-def detect() -> Response:
-    """Raw image bytes in, one `cribcam detect --json` object out (503 without a model)."""
-    data, name = _image_upload()
-    return jsonify(read_photo(data, name))
+@contract(image=True, query=bodies.DetectQuery, answers={200: answers.Reading},
+          refusals=(400, 413, 415, 503))  # fmt: skip
+def detect(query: bodies.DetectQuery) -> Response:
+    """Read the cards of a photo: raw image bytes in, one `cribcam detect --json` object out."""
+    data, kind = _image_upload()
+    return jsonify(read_photo(data, query.name or f"upload.{kind}"))
 
 
 @camera_api.post("/games/<game_id>/frame")
-def frame(game_id: str) -> Response:
+@contract(image=True, query=bodies.TableQuery, answers={200: answers.FrameReading},
+          refusals=(400, 404, 413, 415, 503))  # fmt: skip
+def frame(game_id: str, query: bodies.TableQuery) -> Response:
     """A camera frame (or the demo photo) from the page: the detections to draw, and the id of
     the frame (`"frame"`) for an action applied from it (503 without a model). With `?table=1`
     (table mode's page) what the camera sees is applied to the game (`"table_mode"`), and
@@ -86,7 +96,7 @@ def frame(game_id: str) -> Response:
         tables: PageTables = current_app.extensions["cribcam.page_tables"]
         table, seen_view = tables.update(game_id, stored.game, seen, size, frame_id)
         found = {**frame_json(name, seen), "table": table}
-        if request.args.get("table") == "1":  # table mode's page: apply what the camera sees
+        if query.table == "1":  # table mode's page: apply what the camera sees
             modes: TableModes = current_app.extensions["cribcam.table_modes"]
             modes.check_frame(game_id, stored.game, data, seen)
             found["table_mode"] = modes.follow(game_id, seen_view, held_frames())
@@ -94,11 +104,10 @@ def frame(game_id: str) -> Response:
 
 
 def _image_upload() -> tuple[bytes, str]:
+    """The uploaded image's bytes and its kind (jpeg, png, webp)."""
     mimetype = request.mimetype
     if not mimetype.startswith("image/"):
         raise ApiError(f"send the image bytes with Content-Type image/jpeg or image/png, "
                        f"not {mimetype or 'none'!r}", 415)  # fmt: skip
     data = request.get_data(cache=False)
-    kind = image_kind(data)
-    name = request.args.get("name") or f"upload.{kind}"
-    return data, name
+    return data, image_kind(data)

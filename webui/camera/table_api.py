@@ -5,17 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify
 
-from scorer.cards import Card
+from scorer.cards import Card, parse_cards
 from webui.camera.table_mode import TableModes
+from webui.contract import answers, bodies
+from webui.contract.routes import contract
 from webui.errors import ApiError, as_api_error
 from webui.games.api import held_frames, published, store
-from webui.games.fields import cards
-from webui.guard.bodies import check_fields, integer, json_object
-from webui.guard.limits import BOUNDS
 
 table_api = Blueprint("table_api", __name__, url_prefix="/api/games/<game_id>/table")
 
@@ -25,48 +23,45 @@ def modes() -> TableModes:
     return the_modes
 
 
-def _body(fields: set[str], what: str) -> tuple[str, list[Card] | None, dict[str, Any]]:
-    body = json_object()
-    check_fields(body, fields, what)
-    key = body.get("key")
-    if not isinstance(key, str) or not key:
-        raise ApiError(f"'key' must name the proposal (its \"key\"), not {key!r}")
-    chosen = None if body.get("cards") is None else cards(body["cards"], "cards")
-    return key, chosen, body
+def _cards(texts: list[str] | None) -> list[Card] | None:
+    return None if texts is None else parse_cards(texts)
 
 
 @table_api.get("")
+@contract(answers={200: answers.TableStatus}, refusals=(404,))
 def status(game_id: str) -> Response:
+    """What table mode asks now, and the last step it applied by itself."""
     store().load(game_id)  # 404 for an unknown game
     return jsonify(modes().status(game_id))
 
 
 @table_api.post("/answer")
-def answer(game_id: str) -> Response:
-    """`{"key": ..., "cards": [...], "claim": n}`: the open question answered."""
-    key, chosen, body = _body({"key", "cards", "claim"}, "an answer")
+@contract(body=bodies.TableAnswer, answers={200: answers.TableAnswerResult},
+          refusals=(400, 404, 409))  # fmt: skip
+def answer(game_id: str, body: bodies.TableAnswer) -> Response:
+    """The open question answered: `{"key": ..., "cards": [...], "claim": n}`."""
     # the claim of a play (0-14) or a show (0-29): the engine checks which
-    claim = integer(body, "claim", required=False, low=0, high=BOUNDS.show_points)
     with _in_table_words(game_id):
-        stored = modes().answer(game_id, key, chosen, claim, held_frames())
+        stored = modes().answer(game_id, body.key, _cards(body.cards), body.claim, held_frames())
     return jsonify({**published(stored), "table_mode": modes().status(game_id)})
 
 
 @table_api.post("/undo")
-def undo(game_id: str) -> Response:
-    """`{"key": ...}` takes back what the camera applied; with `"cards"`, reads it so instead."""
-    key, chosen, _ = _body({"key", "cards"}, "an undo")
+@contract(body=bodies.TableUndo, answers={200: answers.TableAnswerResult},
+          refusals=(400, 404, 409))  # fmt: skip
+def undo(game_id: str, body: bodies.TableUndo) -> Response:
+    """Take back what the camera applied (`{"key": ...}`); with `"cards"`, read it so instead."""
     with _in_table_words(game_id):
-        stored = modes().undo(game_id, key, chosen)
+        stored = modes().undo(game_id, body.key, _cards(body.cards))
     return jsonify({**published(stored), "table_mode": modes().status(game_id)})
 
 
 @table_api.post("/dismiss")
-def dismiss(game_id: str) -> Response:
-    """`{"key": ...}`: the open question is not a card; it is not asked again."""
-    key, _, _ = _body({"key"}, "a dismissal")
+@contract(body=bodies.TableDismiss, answers={200: answers.TableStatus}, refusals=(400, 404, 409))
+def dismiss(game_id: str, body: bodies.TableDismiss) -> Response:
+    """The open question is not a card (`{"key": ...}`): it is not asked again."""
     store().load(game_id)
-    return jsonify(modes().dismiss(game_id, key))
+    return jsonify(modes().dismiss(game_id, body.key))
 
 
 @contextmanager

@@ -41,10 +41,11 @@ from vision.decks.enroll import SUITS, EnrollmentError, crop_from_patch, cut_pat
 from vision.decks.profiles import Profile, ProfileError
 from vision.errors import VisionError
 from vision.table.sources import decode_image
+from webui.contract import answers, bodies
+from webui.contract.routes import contract
 from webui.decks.sessions import EnrollReader, Session, session_json
 from webui.decks.state import Decks, deck_json, decks, decks_json, save_enrolment
 from webui.errors import DAMAGED_IMAGE, NOT_AN_IMAGE, ApiError, NoCardModelError
-from webui.guard.bodies import check_fields, json_object
 from webui.guard.images import image_kind
 
 Image = npt.NDArray[np.uint8]
@@ -76,17 +77,6 @@ def _image() -> Image:
         return decode_image(data)
     except ValueError as error:
         raise ApiError(f"the image could not be read: {error}", code=DAMAGED_IMAGE) from None
-
-
-def _optional_object() -> dict[str, Any]:
-    return json_object() if request.get_data(cache=True).strip() else {}
-
-
-def _flag(body: dict[str, Any], name: str, default: bool) -> bool:
-    value = body.get(name, default)
-    if not isinstance(value, bool):
-        raise ApiError(f"'{name}' must be true or false, not {value!r}")
-    return value
 
 
 def _checked_name(value: Any, what: str = "'name'") -> str:
@@ -188,35 +178,42 @@ def _box(text: str | None, shape: tuple[int, ...]) -> npt.NDArray[np.float32]:
 
 # -- enrolment endpoints ----------------------------------------------------------------------
 @enroll_api.post("/enroll")
-def start() -> tuple[Response, int]:
-    body = json_object()
-    check_fields(body, {"name", "mode", "suits"}, "an enrolment")
-    name = _checked_name(body.get("name"))
-    suits = _suits(body)
+@contract(body=bodies.NewEnrolment, answers={201: answers.EnrolmentStarted}, refusals=(400,))
+def start(body: bodies.NewEnrolment) -> tuple[Response, int]:
+    """Start teaching a deck: its name, and how its photos are taken."""
+    name = _checked_name(body.name)
+    suits = _suits(body.given())
     session = decks().sessions.new(name, suits)
     replaces = decks().store.exists(name)
     return jsonify({**session_json(session), "replaces": replaces}), 201
 
 
 @enroll_api.get("/enroll/<sid>")
+@contract(answers={200: answers.Enrolment}, refusals=(404,))
 def get_session(sid: str) -> Response:
+    """An enrolment: its shots, the cards found and what is missing."""
     session = decks().sessions.get(sid)
     with session.lock:
         return jsonify(session_json(session))
 
 
 @enroll_api.delete("/enroll/<sid>")
+@contract(answers={200: answers.Deleted}, refusals=(404,))
 def drop_session(sid: str) -> Response:
+    """Drop an enrolment (nothing is saved)."""
     decks().sessions.drop(sid)
     return jsonify(deleted=sid)
 
 
 @enroll_api.post("/enroll/<sid>/shots")
-def add_shot(sid: str) -> tuple[Response, int]:
+@contract(image=True, query=bodies.ShotQuery, answers={201: answers.ShotAdded},
+          refusals=(400, 404, 409, 413, 415, 422, 503))  # fmt: skip
+def add_shot(sid: str, query: bodies.ShotQuery) -> tuple[Response, int]:
+    """A photo of the deck's cards: the card corners found in it join the enrolment."""
     session = decks().sessions.get(sid)
     image = _image()
     with session.lock:
-        suit = _shot_suit(session, request.args.get("suit"))
+        suit = _shot_suit(session, query.suit)
         shot = session.add(image, suit, _enroll_reader())
         added = {
             "shot": shot.number,
@@ -227,7 +224,9 @@ def add_shot(sid: str) -> tuple[Response, int]:
 
 
 @enroll_api.delete("/enroll/<sid>/shots/<int:number>")
+@contract(answers={200: answers.Enrolment}, refusals=(404,))
 def drop_shot(sid: str, number: int) -> Response:
+    """Drop a photo and the cards found in it."""
     session = decks().sessions.get(sid)
     with session.lock:
         session.remove(number)
@@ -235,17 +234,11 @@ def drop_shot(sid: str, number: int) -> Response:
 
 
 @enroll_api.put("/enroll/<sid>/cards/<int:number>")
-def correct(sid: str, number: int) -> Response:
+@contract(body=bodies.CardWord, answers={200: answers.Enrolment}, refusals=(400, 404))
+def correct(sid: str, number: int, body: bodies.CardWord) -> Response:
     """The player's word on one card: ``{"card": "QH"}``, or ``{"card": null}``: not a card."""
     session = decks().sessions.get(sid)
-    body = json_object()
-    check_fields(body, {"card"}, "a correction")
-    if "card" not in body:
-        raise ApiError("'card' is required: a card such as \"QH\", or null for not a card")
-    value = body["card"]
-    if value is not None and not isinstance(value, str):
-        raise ApiError(f"'card' must be a card such as \"QH\", or null, not {value!r}")
-    the_card = None if value is None or value.strip() == "-" else str(parse_card(value))
+    the_card = None if body.card is None else str(parse_card(body.card))
     with session.lock:
         session.candidate(number)
         session.enrollment.correct(number, the_card)
@@ -253,6 +246,7 @@ def correct(sid: str, number: int) -> Response:
 
 
 @enroll_api.get("/enroll/<sid>/crops/<int:number>.jpg")
+@contract(answers={200: None}, media="image/jpeg", refusals=(404,))
 def crop(sid: str, number: int) -> Response:
     session = decks().sessions.get(sid)
     with session.lock:
@@ -266,13 +260,14 @@ def crop(sid: str, number: int) -> Response:
 
 
 @enroll_api.post("/enroll/<sid>/finish")
-def finish(sid: str) -> tuple[Response, int]:
-    """Save the confirmed patches as the deck's profile, then tune it (unless told not to)."""
+@contract(body=bodies.EnrolmentEnd, optional_body=True,
+          answers={200: answers.EnrolmentSaved, 202: answers.EnrolmentSaved},
+          refusals=(400, 404, 409, 503))  # fmt: skip
+def finish(sid: str, body: bodies.EnrolmentEnd) -> tuple[Response, int]:
+    """Save the confirmed cards as the deck's profile, then tune it (unless told not to)."""
     the_decks = decks()
     session = the_decks.sessions.get(sid)
-    body = _optional_object()
-    check_fields(body, {"tune", "use"}, "finishing an enrolment")
-    tune, use = _flag(body, "tune", True), _flag(body, "use", True)
+    tune, use = body.tune, body.use
     with session.lock:
         try:
             cards = session.enrollment.labelled()
@@ -297,6 +292,7 @@ def finish(sid: str) -> tuple[Response, int]:
 
 # -- decks ------------------------------------------------------------------------------------
 @enroll_api.get("/decks")
+@contract(answers={200: answers.Decks})
 def list_decks() -> Response:
     the_decks = decks()
     the_decks.sync_detector()
@@ -304,17 +300,14 @@ def list_decks() -> Response:
 
 
 @enroll_api.post("/decks/use")
-def use_deck() -> Response:
-    """``{"name": "kitchen"}`` reads with that deck's tuned reader; ``{"name": null}``: the base."""
-    body = json_object()
-    check_fields(body, {"name"}, "choosing a deck")
-    if "name" not in body:
-        raise ApiError("'name' is required: a deck name, or null for the base model")
+@contract(body=bodies.DeckChoice, answers={200: answers.Decks}, refusals=(400, 404, 409))
+def use_deck(body: bodies.DeckChoice) -> Response:
+    """Read with a deck's tuned reader: ``{"name": "kitchen"}``; ``{"name": null}``: the base."""
     the_decks = decks()
-    if body["name"] is None:
+    if body.name is None:
         the_decks.store.use(None)
     else:
-        profile = _profile(body["name"], "'name'")
+        profile = _profile(body.name, "'name'")
         if not profile.tuned:
             raise ApiError(f"deck {profile.name!r} has not been tuned yet: tune it first "
                            "(its cards are saved)", 409)  # fmt: skip
@@ -324,13 +317,13 @@ def use_deck() -> Response:
 
 
 @enroll_api.patch("/decks/<name>")
-def rename_deck(name: str) -> Response:
-    """``{"name": "new name"}``."""
+@contract(body=bodies.DeckRename, context=lambda name: {"deck": _profile(name).name},
+          answers={200: answers.Decks}, refusals=(400, 404, 409))  # fmt: skip
+def rename_deck(name: str, body: bodies.DeckRename) -> Response:
+    """Rename a deck: ``{"name": "new name"}``."""
     the_decks = decks()
     profile = _profile(name)
-    body = json_object()
-    check_fields(body, {"name"}, "renaming a deck")
-    new = _checked_name(body.get("name"))
+    new = _checked_name(body.name)
     if new != profile.name:
         if the_decks.store.exists(new):
             raise ApiError(f"a deck named {new!r} already exists", 409)
@@ -341,7 +334,9 @@ def rename_deck(name: str) -> Response:
 
 
 @enroll_api.delete("/decks/<name>")
+@contract(answers={200: answers.DeckDeleted}, refusals=(400, 404, 409))
 def delete_deck(name: str) -> Response:
+    """Delete a deck and its tuned reader."""
     the_decks = decks()
     profile = _profile(name)
     _not_tuning(profile.name, "delete it")
@@ -351,6 +346,7 @@ def delete_deck(name: str) -> Response:
 
 
 @enroll_api.post("/decks/<name>/tune")
+@contract(answers={202: answers.TuneStarted}, refusals=(400, 404, 409, 503))
 def retune(name: str) -> tuple[Response, int]:
     """Tune a deck again on its patches: the enrolment's and the game corrections since."""
     the_decks = decks()
@@ -364,18 +360,17 @@ def retune(name: str) -> tuple[Response, int]:
 
 
 @enroll_api.post("/decks/corrections")
-def add_correction() -> tuple[Response, int]:
+@contract(image=True, query=bodies.CorrectionQuery, answers={201: answers.CorrectionSaved},
+          refusals=(400, 404, 409, 413, 415))  # fmt: skip
+def add_correction(query: bodies.CorrectionQuery) -> tuple[Response, int]:
     """A card misread in a game, kept for the deck's next tune (`cribcam deck correct`):
     the photo's bytes, ``?card=QH&box=x1,y1,x2,y2`` (the misread index) and optionally
     ``&deck=NAME`` (default: the deck in use)."""
     the_decks = decks()
     image = _image()
-    card_text = request.args.get("card")
-    if not card_text:
-        raise ApiError("'card' is required: what the card really is, e.g. ?card=QH")
-    the_card = str(parse_card(card_text))
-    box = _box(request.args.get("box"), image.shape)
-    name = request.args.get("deck") or the_decks.store.active()
+    the_card = str(parse_card(query.card))
+    box = _box(query.box, image.shape)
+    name = query.deck or the_decks.store.active()
     if name is None:
         raise ApiError(
             "no deck is in use: choose one on the deck page, or teach cribcam yours", 409
@@ -388,12 +383,16 @@ def add_correction() -> tuple[Response, int]:
 
 
 @enroll_api.get("/tune")
+@contract(answers={200: answers.Tune})
 def tune_status() -> Response:
+    """The deck tune's progress."""
     return jsonify(decks().tuner.status())
 
 
 @enroll_api.post("/tune/cancel")
+@contract(answers={200: answers.Tune})
 def cancel_tune() -> Response:
+    """Stop the running tune (the deck keeps its cards)."""
     return jsonify(decks().tuner.cancel())
 
 

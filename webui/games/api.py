@@ -14,24 +14,23 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
 
 from scorer.advice import Role, advise
+from scorer.cards import parse_cards
 from scorer.errors import CribbageError
 from scorer.json_api import score_request
-from scorer.settings import Settings
+from scorer.settings import Settings, Variant
+from webui.contract import answers, bodies
+from webui.contract.routes import contract
 from webui.errors import ApiError, GameNotFoundError, as_api_error
-from webui.games.actions import parse_action
-from webui.games.fields import cards, names
+from webui.games.actions import action_of
 from webui.games.live import Broker, CameraEvents, GameCamera, event_stream
 from webui.games.settle import count_view
 from webui.games.store import GameStore, Pictures, StoredGame
 from webui.games.view_cache import ViewCache
 from webui.games.views import game_view
-from webui.guard.bodies import check_fields, choice, event_id, integer, json_body, json_object
+from webui.guard.bodies import event_id
 from webui.languages.i18n import with_spoken
 
 api = Blueprint("api", __name__, url_prefix="/api")
-
-_GAME_FIELDS = {"names", "first_dealer"}  # accepted beside the settings when creating a game
-
 
 def store() -> GameStore:
     result: GameStore = current_app.extensions["cribcam.store"]
@@ -72,51 +71,61 @@ def published(stored: StoredGame) -> dict[str, Any]:
 
 # -- stable endpoints -----------------------------------------------------------------------
 @api.post("/score")
-def score() -> Response:
-    """Exactly `cribcam score --jsonl` for one line."""
-    return jsonify(score_request(json_body()))
+@contract(body=bodies.ScoreRequest, answers={200: answers.ScoreAnswer}, refusals=(400,))
+def score(body: bodies.ScoreRequest) -> Response:
+    """Score a hand or crib: exactly `cribcam score --jsonl` for one line."""
+    return jsonify(score_request(body.given()))
 
 
 @api.post("/games")
-def create_game() -> tuple[Response, int]:
-    body = json_object()
-    settings = Settings.from_json({k: v for k, v in body.items() if k not in _GAME_FIELDS})
-    first_dealer = integer(body, "first_dealer", required=False)
+@contract(body=bodies.NewGame, answers={201: answers.Created}, refusals=(400,))
+def create_game(body: bodies.NewGame) -> tuple[Response, int]:
+    """Start a game: its rules, and optionally its players' names and first dealer."""
+    settings = body.settings()
+    first_dealer = body.first_dealer
     if first_dealer is not None and not 0 <= first_dealer < settings.players:
         raise ApiError(f"'first_dealer' must be a seat 0..{settings.players - 1}: {first_dealer}")
-    game_id = store().create(settings, names(body.get("names"), settings.players), first_dealer)
-    return jsonify(id=game_id), 201
+    given = body.names or [f"Seat {seat + 1}" for seat in range(settings.players)]
+    return jsonify(id=store().create(settings, given, first_dealer)), 201
 
 
 @api.get("/games/<game_id>")
+@contract(answers={200: answers.GameState}, refusals=(404,))
 def get_game(game_id: str) -> Response:
+    """A game's whole state."""
     return jsonify(with_spoken(views().view(store(), game_id)))
 
 
 # -- games ----------------------------------------------------------------------------------
 @api.get("/games")
+@contract(answers={200: answers.GameList})
 def list_games() -> Response:
+    """Every stored game, newest first."""
     return jsonify(games=store().summaries())
 
 
 @api.delete("/games/<game_id>")
+@contract(answers={200: answers.Deleted}, refusals=(404,))
 def delete_game(game_id: str) -> Response:
+    """Delete a game and everything kept with it."""
     store().delete(game_id)
     return jsonify(deleted=game_id)
 
 
 @api.get("/games/<game_id>/saved")
+@contract(answers={200: answers.SavedGame}, refusals=(404,))
 def saved_game(game_id: str) -> Response:
     """The game as `Game.to_json()`: settings, first dealer and the action log."""
     return jsonify(store().load(game_id).game.to_json())
 
 
 @api.post("/games/<game_id>/actions")
-def act(game_id: str) -> Response:
+@contract(body=bodies.Action, answers={200: answers.GameState}, refusals=(400, 404, 409))
+def act(game_id: str, body: bodies.Action) -> Response:
     """Apply an action; `"frame"` (an id from a detection or a camera suggestion) keeps a
     thumbnail of that frame with the action."""
-    body, picture = _frame_picture(json_body())
-    apply = parse_action(body)
+    picture = _frame_picture(body.root.frame)
+    apply = action_of(body.root)
     try:
         result, stored = store().act(game_id, apply, picture)
     except GameNotFoundError:
@@ -126,43 +135,49 @@ def act(game_id: str) -> Response:
     return jsonify({**published(stored), **(result or {})})
 
 
-def _frame_picture(body: Any) -> tuple[Any, bytes | None]:
-    """Take the optional `frame` field out of an action body; its picture, or a 400."""
-    if not isinstance(body, dict) or "frame" not in body:
-        return body, None
-    body = dict(body)
-    frame_id = body.pop("frame")
-    if not isinstance(frame_id, str) or not frame_id:
-        raise ApiError(f"'frame' must be a frame id from a detection, not {frame_id!r}")
+def _frame_picture(frame_id: str | None) -> bytes | None:
+    """The picture of an action's `frame`, or a 400."""
+    if frame_id is None:
+        return None
     picture = held_frames()(frame_id)
     if picture is None:
         raise ApiError(f"frame {frame_id!r} is unknown or no longer held: apply it without 'frame'")
-    return body, picture
+    return picture
 
 
 @api.post("/games/<game_id>/undo")
+@contract(answers={200: answers.GameState}, refusals=(404, 409))
 def undo(game_id: str) -> Response:
+    """Take back the last action."""
     undone, stored = store().act(game_id, lambda game: game.undo())
     return jsonify({**published(stored), "undone": undone.to_json()})
 
 
 @api.put("/games/<game_id>/settings")
-def replace_settings(game_id: str) -> Response:
-    settings = Settings.from_json(json_object())
+@contract(body=bodies.SettingsBody, answers={200: answers.GameState}, refusals=(400, 404, 409))
+def replace_settings(game_id: str, body: bodies.SettingsBody) -> Response:
+    """Change a game's rules before it is finished (not its number of players)."""
+    settings = body.settings()
     stored = store().load(game_id)
     if settings.players != stored.game.settings.players:
         raise ApiError.coded("players_fixed", 409)
     return jsonify(published(store().replace_settings(game_id, settings)))
 
 
+def _players(game_id: str) -> dict[str, Any]:
+    return {"players": store().load(game_id).game.settings.players}
+
+
 @api.put("/games/<game_id>/names")
-def rename(game_id: str) -> Response:
-    stored = store().load(game_id)
-    given = names(json_body("names"), stored.game.settings.players, required=True)
-    return jsonify(published(store().rename(game_id, given)))
+@contract(body=bodies.SeatNames, root="names", context=_players,
+          answers={200: answers.GameState}, refusals=(400, 404, 409))  # fmt: skip
+def rename(game_id: str, body: bodies.SeatNames) -> Response:
+    """The players' names, one per seat (a finished game's are final)."""
+    return jsonify(published(store().rename(game_id, body.root)))
 
 
 @api.post("/games/<game_id>/next")
+@contract(answers={201: answers.Created}, refusals=(404, 409))
 def next_game(game_id: str) -> tuple[Response, int]:
     """The next game of the match: same rules and names; the loser deals first."""
     stored = store().load(game_id)
@@ -179,6 +194,7 @@ def next_game(game_id: str) -> tuple[Response, int]:
 
 
 @api.get("/games/<game_id>/events")
+@contract(answers={200: None}, media="text/event-stream", refusals=(400, 404, 503))
 def events(game_id: str) -> Response:
     """Server-sent events: a `state` event now and after every change to the game."""
     the_store, the_broker, the_views = store(), broker(), views()
@@ -200,6 +216,7 @@ def events(game_id: str) -> Response:
 
 # -- the current count, and the pictures kept with actions ----------------------------------
 @api.get("/games/<game_id>/count")
+@contract(answers={200: answers.CountView}, refusals=(404,))
 def settle(game_id: str) -> Response:
     """The "settle it" view: every step of the current count with its points, reason and picture."""
     the_store = store()
@@ -207,6 +224,7 @@ def settle(game_id: str) -> Response:
 
 
 @api.get("/games/<game_id>/frames/<int:index>")
+@contract(answers={200: None}, media="image/jpeg", refusals=(404,))
 def action_frame(game_id: str, index: int) -> Response:
     """The frame a card was seen in, kept with action `index` when it was applied."""
     the_store = store()
@@ -223,11 +241,9 @@ def jpeg(data: bytes) -> Response:
 
 # -- helpers for the page -------------------------------------------------------------------
 @api.post("/advise")
-def advise_discard() -> Response:
+@contract(body=bodies.AdviceRequest, answers={200: answers.AdviceAnswer}, refusals=(400,))
+def advise_discard(body: bodies.AdviceRequest) -> Response:
     """Discard advice for a dealt hand: ``{"hand": [...], "role": "dealer", "players": 2}``."""
-    body = json_object()
-    check_fields(body, {"hand", "role", "players", "variant"}, "advice")
-    role = choice(body, "role", (r.value for r in Role), "dealer")
-    settings = Settings.from_json({k: body[k] for k in ("players", "variant") if k in body})
-    return jsonify(advise(cards(body.get("hand"), "hand"), role=Role(role),
+    settings = Settings(players=body.players, variant=Variant(body.variant))
+    return jsonify(advise(parse_cards(body.hand), role=Role(body.role),
                           settings=settings).to_json())  # fmt: skip

@@ -373,6 +373,8 @@ class GameStore:
     def rename(self, game_id: str, names: Sequence[str]) -> StoredGame:
         with self._write() as db:
             stored = self._load(db, game_id)
+            if stored.game.outcome is not None and list(names) != stored.names:
+                raise ApiError.coded("names_final", 409)
             stored.names = list(names)
             db.execute("UPDATE games SET names = ? WHERE id = ?", (json.dumps(names), game_id))
             self._bump(db, stored)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import math
 import unicodedata
-from collections.abc import Iterable, Mapping
 from typing import Any
 
 from flask import request
@@ -69,51 +68,36 @@ def check_values(body: Any, root: str = "") -> None:
     while pending:
         value, path = pending.pop()
         if isinstance(value, str):
-            problem = text_problem(value)
-            if problem is not None:
-                raise ApiError(f"'{path or 'body'}' {problem}")
+            unstorable(value, path or "body")
         elif isinstance(value, bool) or value is None:
             continue
         elif isinstance(value, float):
             if not math.isfinite(value):
-                raise ApiError(f"'{path or 'body'}' must be a finite number, not {value}")
+                raise ApiError.coded("not_finite", field=path or "body", text=str(value))
         elif isinstance(value, list):
             pending.extend((item, f"{path}[{i}]") for i, item in enumerate(value))
         elif isinstance(value, dict):
             for key, item in value.items():
-                problem = text_problem(key)
-                if problem is not None:
-                    raise ApiError(f"a field name in '{path or 'body'}' {problem}")
+                char = first_unstorable(key)
+                if char is not None:
+                    raise ApiError.coded("field_name_unstorable", field=path or "body",
+                                         text=f"U+{ord(char):04X}")  # fmt: skip
                 pending.append((item, f"{path}.{key}" if path else key))
 
 
-def text(
-    body: Mapping[str, Any], name: str, *, required: bool = True, most: int = 64
-) -> str | None:
-    """A string field of at most `most` characters, in NFC (None when absent and not required)."""
-    value = body.get(name)
-    if value is None:
-        if required:
-            raise ApiError(f"'{name}' is required")
-        return None
-    if not isinstance(value, str):
-        raise ApiError(f"'{name}' must be a string, not {type(value).__name__}")
-    problem = text_problem(value)
-    if problem is not None:
-        raise ApiError(f"'{name}' {problem}")
-    if len(value) > most:
-        raise ApiError(f"'{name}' is at most {most} characters")
-    return unicodedata.normalize("NFC", value)
+def first_unstorable(text: str) -> str | None:
+    """The first character of `text` that cannot be stored and shown (`text_problem`)."""
+    return next((c for c in text if unicodedata.category(c) in ("Cs", "Cc")), None)
 
 
-def choice(body: Mapping[str, Any], name: str, options: Iterable[str], default: str) -> str:
-    """A string field that is one of `options` (`default` when absent)."""
-    value = body.get(name, default)
-    allowed = list(options)
-    if not isinstance(value, str) or value not in allowed:
-        shown = value if isinstance(value, str) else type(value).__name__
-        raise ApiError(f"'{name}' must be one of {', '.join(allowed)}, not {shown!r}")
-    return value
+def unstorable(text: str, field: str) -> None:
+    """Refuse `text` (the field `field`) when it holds a character it cannot be stored with."""
+    char = first_unstorable(text)
+    if char is None:
+        return
+    if unicodedata.category(char) == "Cs":
+        raise ApiError.coded("lone_surrogate", field=field, text=f"U+{ord(char):04X}")
+    raise ApiError.coded("control_character", field=field, text=f"U+{ord(char):04X}")
 
 
 def _is_json(mimetype: str) -> bool:
@@ -139,43 +123,6 @@ def json_depth(value: Any) -> int:
     return deepest
 
 
-def json_object() -> dict[str, Any]:
-    body = json_body()
-    if not isinstance(body, dict):
-        raise ApiError(f"expected a JSON object, got {type(body).__name__}")
-    return body
-
-
-def check_fields(body: Mapping[str, Any], allowed: set[str], what: str) -> None:
-    unknown = set(body) - allowed
-    if unknown:
-        raise ApiError(f"unknown field(s) for {what}: {', '.join(sorted(unknown))}")
-
-
-def integer(
-    body: Mapping[str, Any],
-    name: str,
-    *,
-    required: bool = True,
-    low: int | None = None,
-    high: int | None = None,
-) -> int | None:
-    """An integer field, within `low`..`high` when given and ±`LARGEST_INTEGER` in any case (a
-    seat is left to the engine, which refuses one that is no seat of the game)."""
-    value = body.get(name)
-    if value is None:
-        if required:
-            raise ApiError(f"'{name}' is required")
-        return None
-    if type(value) is not int:
-        raise ApiError(f"'{name}' must be an integer, not {value!r}")
-    if (low is not None and value < low) or (high is not None and value > high):
-        raise ApiError(f"'{name}' must be {low} to {high}, not {shown_number(value)}")
-    if abs(value) > LARGEST_INTEGER:
-        raise ApiError(f"'{name}' is out of range: {shown_number(value)}")
-    return value
-
-
 def shown_number(value: int) -> str:
     """An integer as a refusal shows it: a huge one by its size alone.
 
@@ -184,14 +131,6 @@ def shown_number(value: int) -> str:
     """
     digits = len(str(abs(value)))
     return str(value) if digits <= 20 else f"a {digits}-digit number"
-
-
-def required_int(
-    body: Mapping[str, Any], name: str, *, low: int | None = None, high: int | None = None
-) -> int:
-    value = integer(body, name, low=low, high=high)
-    assert value is not None
-    return value
 
 
 def event_id(header: str | None) -> int | None:

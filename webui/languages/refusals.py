@@ -41,6 +41,7 @@ API_REFUSALS = {
     "game_not_over": _p("error", "this game is not finished yet"),
     "game_finished": _p("error", "this game is finished: its rules cannot change now; start a "
                                  "new game for other rules"),
+    "names_final": _p("error", "this game is finished: its players' names are final"),
     "match_continues": _p("error", "the match already continues in game {text}"),
     "players_fixed": _p("error", "the number of players cannot change mid-game: start a new "
                                  "game"),
@@ -50,6 +51,39 @@ API_REFUSALS = {
     "no_player": _p("error", "no finished game has a player named {name}"),
     "never_met": _p("error", "{name} and {text} have not played a finished game against each "
                              "other"),
+    # a body's fields, as its schema refuses them (webui.contract)
+    "body_not_object": _p("error", "expected a JSON object, got {type}"),
+    "action_body_not_object": _p("error", "an action is a JSON object, not {type}"),
+    "unknown_body_fields": _p("error", "unknown field(s) for {what}: {names}"),
+    "field_required": _p("error", "'{field}' is required"),
+    "not_integer": _p("error", "'{field}' must be an integer, not {text}"),
+    "not_text": _p("error", "'{field}' must be a string, not {text}"),
+    "not_boolean": _p("error", "'{field}' must be true or false, not {text}"),
+    "not_number": _p("error", "'{field}' must be a number, not {text}"),
+    "not_list": _p("error", "'{field}' must be a list, not {text}"),
+    "not_object": _p("error", "'{field}' must be an object, not {text}"),
+    "out_of_range": _p("error", "'{field}' must be {low} to {high}, not {text}"),
+    "too_long_text": _p("error", "'{field}' is at most {most} characters"),
+    "empty_text": _p("error", "'{field}' must not be empty"),
+    "too_many_items": _p("error", "'{field}' holds at most {most} items"),
+    "too_few_items": _p("error", "'{field}' holds at least {least} items"),
+    "not_one_of": _p("error", "'{field}' must be one of {options}, not {text}"),
+    "field_invalid": _p("error", "'{field}' is not valid: {text}"),
+    "lone_surrogate": _p("error", "'{field}' holds a lone surrogate {text}"),
+    "control_character": _p("error", "'{field}' holds a control character {text}"),
+    "field_name_unstorable": _p("error", "a field name in '{field}' holds a lone surrogate or a "
+                                         "control character: {text}"),
+    "not_finite": _p("error", "'{field}' must be a finite number, not {text}"),
+    "card_text": _p("error", "'{field}' must be a card such as \"5H\", not {text}"),
+    "cards_list": _p("error", "'{field}' must be a list of cards such as [\"5H\", \"JC\"], not "
+                              "{text}"),
+    "frame_id": _p("error", "'frame' must be a frame id from a detection, not {text}"),
+    "deck_name": _p("error", "'{field}' must be a deck name, not {text}"),
+    "proposal_key": _p("error", "'key' must name the proposal (its \"key\"), not {text}"),
+    "enrol_mode": _p("error", "'mode' must be \"any\" (any photos of the deck) or \"suits\" (one "
+                              "suit per photo, laid out A to K), not {text}"),
+    "enrol_suits": _p("error", "'suits' must be the order the suits are shot in, each of C, D, "
+                               "H, S once, e.g. [\"C\", \"D\", \"H\", \"S\"], not {text}"),
     # the camera, the server and the page
     "no_card_model": _p("error", "no card model installed: detection is unavailable; enter the "
                                  "cards by hand"),
@@ -73,6 +107,11 @@ KINDS = SLOTS | {
     "width": Slot.TEXT,  # a picture's size in pixels, written as the upload gave it: 4032 x 3024
     "height": Slot.TEXT,
     "megapixels": Slot.NUMBER,
+    "field": Slot.TEXT,  # a field's path in a body: names[1], hands[0][2]
+    "low": Slot.NUMBER,
+    "high": Slot.NUMBER,
+    "least": Slot.NUMBER,
+    "options": Slot.TEXT,
 }
 
 #: The words a {phase}, {kind} or {what} slot holds, each under its own context.
@@ -84,7 +123,19 @@ WORDS = {
                 _p("kind", "discard"), _p("kind", "starter"), _p("kind", "play"),
                 _p("kind", "go"), _p("kind", "show"), _p("kind", "muggins"),
                 _p("kind", "correct")),
-    Slot.WHAT: (_p("what", "hand"), _p("what", "crib")),
+    Slot.WHAT: (_p("what", "hand"), _p("what", "crib"),
+                # a request body, as a refusal of its fields names it (webui.contract.bodies)
+                _p("what", "this request"), _p("what", "the query"), _p("what", "the settings"),
+                _p("what", "match points"), _p("what", "a new game"), _p("what", "a dealer action"),
+                _p("what", "a cut action"), _p("what", "a deal action"),
+                _p("what", "a discard action"), _p("what", "a starter action"),
+                _p("what", "a play action"), _p("what", "a go action"),
+                _p("what", "a show action"), _p("what", "a muggins action"),
+                _p("what", "a correct action"), _p("what", "a score request"),
+                _p("what", "advice"), _p("what", "an answer"), _p("what", "an undo"),
+                _p("what", "a dismissal"), _p("what", "an enrolment"),
+                _p("what", "a correction"), _p("what", "finishing an enrolment"),
+                _p("what", "choosing a deck"), _p("what", "renaming a deck")),
 }  # fmt: skip
 #: A seat that is no seat of the table, by its number.
 SEAT = _p("error", "seat {number}")

@@ -133,8 +133,10 @@ def test_a_finished_game_cannot_be_reopened_by_its_settings(
     after = client.get(f"/api/games/{game_id}").json
     assert after["outcome"] == before["outcome"] and after["revision"] == before["revision"]
     assert after["settings"]["target"] == 61
-    # the same rules again change nothing, and names do not change the outcome
+    # the same rules again change nothing; its names are final too (its players' records)
     same = client.put(f"/api/games/{game_id}/settings", json=before["settings"])
     assert same.status_code == 200
     renamed = client.put(f"/api/games/{game_id}/names", json=["Ann", "Bob"])
-    assert renamed.status_code == 200 and renamed.json["outcome"] == before["outcome"]
+    assert renamed.status_code == 409 and renamed.json["code"] == "names_final"
+    assert client.put(f"/api/games/{game_id}/names", json=before["names"]).status_code == 200
+    assert client.get(f"/api/games/{game_id}").json["names"] == before["names"]

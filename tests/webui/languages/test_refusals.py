@@ -59,15 +59,29 @@ def test_a_refusal_without_a_translation_is_found() -> None:
     assert sorted(untranslated(catalog)) == ["no_game", "not_your_turn", "renege"]
 
 
+#: Calls whose first argument is a refusal's code: an API refusal (`ApiError.coded`), a
+#: field's refusal by its schema (`webui.contract.fields.refused`, `refused_as`, pydantic's).
+RAISERS = {"coded", "refused", "refused_as", "PydanticCustomError"}
+
+
 def _coded(path: Path) -> set[str]:
-    """The codes `path` raises API refusals with: ``SomeError.coded("code", ...)``."""
+    """The codes `path` raises API refusals with, ``SomeError.coded("code", ...)``, and those a
+    schema's refusals map to (`webui.contract.routes`' table of pydantic's error types)."""
     found = set()
     for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "coded":
+        if isinstance(node, ast.Call) and _called(node.func) in RAISERS and node.args:
             first = node.args[0]
-            assert isinstance(first, ast.Constant), f"{path.name}: a code written out"
-            found.add(str(first.value))
+            if isinstance(first, ast.Constant):
+                found.add(str(first.value))
+            else:  # only the contract forwards the code a field's own schema refused with
+                assert path.parent.name == "contract", f"{path.name}: a code written out"
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "_TYPE_CODES":
+            found.update(str(v.value) for v in node.value.values)  # type: ignore[attr-defined]
     return found
+
+
+def _called(func: ast.expr) -> str:
+    return getattr(func, "attr", "") or getattr(func, "id", "")
 
 
 def test_every_code_the_api_raises_has_a_template_and_every_template_is_raised() -> None:
