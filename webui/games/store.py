@@ -128,6 +128,16 @@ def _check_place(path: Path) -> None:
         raise GamesDatabaseError(f"the folder {path.parent} does not exist (games database {path})")
 
 
+def _seats(raw: str) -> list[dict[str, Any]]:
+    """Each seat's figures as stored, every hand and crib a tuple: tuples of numbers and text
+    drop out of the garbage collector's passes, which a records' cache would otherwise slow."""
+    seats: list[dict[str, Any]] = json.loads(raw)
+    for seat in seats:
+        for what in ("hands", "cribs"):
+            seat[what] = tuple(tuple(shown) for shown in seat[what])
+    return seats
+
+
 def stored_names(raw: str) -> list[str]:
     """A game's seat names as stored, each made writable as UTF-8: a name stored before names
     were checked may hold a lone surrogate, which would take down every page showing it.
@@ -411,7 +421,7 @@ class GameStore:
                 " WHERE s.winner IS NOT NULL ORDER BY g.updated DESC, g.rowid DESC"
             ).fetchall()
         return [FinishedGame(str(r[0]), str(r[1]), float(r[2]), stored_names(r[3]),
-                             json.loads(r[4]), json.loads(r[5]), int(r[6]), json.loads(r[7]))
+                             json.loads(r[4]), json.loads(r[5]), int(r[6]), _seats(r[7]))
                 for r in rows]  # fmt: skip
 
     def logs(self) -> list[dict[str, Any]]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from babel.numbers import format_decimal
 from flask import Blueprint, render_template
 
 from scorer.cards import Suit, parse_card
@@ -62,16 +63,18 @@ def chart(what: str, tally: dict[str, Any], expected: dict[str, Any]) -> dict[st
         "expected_mean": expected["mean"],
         "bars": bars,
         "line": " ".join(f"{x:.1f},{y:.1f}" for x, y in marks),
-        "ticks": [(points * COLUMN + COLUMN / 2, points) for points in range(0, MAX_SHOW + 1, 2)],
+        "ticks": [(points * COLUMN + COLUMN / 2, points) for points in range(0, MAX_SHOW + 1, 4)],
         "width": CHART_WIDTH,
         "height": CHART_HEIGHT,
     }
 
 
 def one_decimal(value: float | None) -> str:
-    """An average as the page's language writes it, to one decimal ("4.8", "4,8"); a dash
-    when there is none."""
-    return "–" if value is None else language().number(round(value, 1))
+    """An average as the page's language writes it, always to one decimal ("5.0", "4,8"); a
+    dash when there is none."""
+    if value is None:
+        return "–"
+    return str(format_decimal(value, format="#,##0.0", locale=language().code))
 
 
 def card_face(text: str) -> dict[str, Any]:

@@ -19,7 +19,7 @@ def test_the_player_page(client: FlaskClient, games: Games) -> None:
     assert '<span class="big" id="losses">1</span>' in text
     assert "2 finished games" in text and "2 deals" in text
     assert "<dt>Points a deal</dt><dd>60.5</dd>" in text
-    assert "<dt>Hand, on average</dt><dd>14</dd>" in text
+    assert "<dt>Hand, on average</dt><dd>14.0</dd>" in text
     assert "<dt>Crib, on average</dt><dd>–</dd>" in text
     # the best hand with its cards and the starter, suits as symbols
     best = re.search(r'<ol class="best">(.*?)</ol>', text, re.S)
@@ -39,7 +39,7 @@ def test_the_player_page(client: FlaskClient, games: Games) -> None:
 def test_the_player_page_in_danish(client: FlaskClient, games: Games) -> None:
     client.set_cookie("cribcam-lang", "da")
     text = client.get("/players/Bob").text
-    assert "Bedste hænder" in text and "<dt>Point pr. giv</dt><dd>102</dd>" in text
+    assert "Bedste hænder" in text and "<dt>Point pr. giv</dt><dd>102,0</dd>" in text
     assert "alle mulige giv: i snit 4,8" in text
 
 
