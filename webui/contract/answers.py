@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 
 class Answer(BaseModel):
@@ -229,3 +229,54 @@ class Health(Answer):
     detector: bool
     reader: dict[str, Any]
     camera: bool
+
+
+class PlayerEntry(Answer):
+    name: str
+    key: str
+    games: int
+    wins: int
+    match_points: int
+
+
+class Players(Answer):
+    players: list[PlayerEntry]
+
+
+class PlayerRecord(Answer):
+    """A player's record over their finished games (webui/API.md, "Players' records")."""
+
+    name: str
+    key: str
+    games: int
+    wins: int
+    losses: int
+    match_points: int
+    hands: dict[str, Any]
+
+
+class HeadToHead(Answer):
+    player: str
+    other: str
+    games: int
+    wins: dict[str, int]
+    recent: list[dict[str, Any]]
+
+
+class ExportedGame(Answer):
+    """A game to take away: what `cribcam replay` reads, with its id and names."""
+
+    id: str
+    names: list[str]
+    settings: dict[str, Any]
+    actions: list[dict[str, Any]]
+
+
+class Exported(RootModel[list[ExportedGame]]):
+    """The games chosen, oldest first."""
+
+
+class Imported(Answer):
+    added: list[str]
+    extended: list[str]
+    unchanged: list[str]

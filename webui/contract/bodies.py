@@ -445,3 +445,17 @@ class CorrectionQuery(Query):
     card: CardText = Field(description="What the card really is.")
     box: Box
     deck: DeckName | None = Field(None, description="Default: the deck in use.")
+
+
+# -- records ----------------------------------------------------------------------------------
+class ExportQuery(Query):
+    format: Annotated[Literal["json", "csv"], refused_as("export_format")] = "json"
+    player: FileName | None = Field(None, description="Only the games this player played.")
+    game: FileName | None = Field(None, description="Only this game (404 if it is not here).")
+
+
+class GamesImport(RootModel[list[dict[str, Any]]]):
+    """Games from an export, merged by id: all are taken in or none. Each is checked by
+    replaying it (a record that does not replay is refused, naming the game)."""
+
+    root: list[dict[str, Any]] = Field(max_length=10_000)

@@ -17,12 +17,13 @@ from pydantic.json_schema import models_json_schema
 from werkzeug.routing import Rule
 
 from webui.contract import answers
-from webui.contract.reference import page_operations
+from webui.contract.reference import inline_code, page_operations
 from webui.contract.routes import Contract, contract, contract_of
 from webui.guard.limits import BOUNDS
 from webui.languages.refusals import TEMPLATES
 
 openapi = Blueprint("openapi", __name__)
+openapi.add_app_template_filter(inline_code)
 
 #: Routes of rooms below the contract (the server's guard, the app itself), declared here.
 ELSEWHERE = {
@@ -110,22 +111,28 @@ def description(app: Flask) -> dict[str, Any]:
     }  # fmt: skip
 
 
-#: Operations that make something (their 201 answer's `id`), and the path parameter that names
-#: it elsewhere: the links say so, for a client and for a stateful fuzz run.
-MAKERS = {"api_create_game": "game_id", "api_next_game": "game_id", "enroll_start": "sid"}
+#: Operations whose answer names something other operations take as a path parameter: a
+#: game or an enrolment made (the 201 answer's `id`), the players listed (the first's name).
+#: The links say so, for a client and for a stateful fuzz run.
+SOURCES = {
+    "api_create_game": ("201", "game_id", "$response.body#/id"),
+    "api_next_game": ("201", "game_id", "$response.body#/id"),
+    "enroll_start": ("201", "sid", "$response.body#/id"),
+    "records_api_list_players": ("200", "name", "$response.body#/players/0/name"),
+}
 
 
 def _link(paths: dict[str, dict[str, Any]]) -> None:
     every = [(path, op) for path, methods in paths.items() for op in methods.values()]
-    for _, maker in every:
-        parameter = MAKERS.get(maker["operationId"])
-        if parameter is None:
+    for _, source in every:
+        if source["operationId"] not in SOURCES:
             continue
-        maker["responses"]["201"]["links"] = {
-            op["operationId"]: {"operationId": op["operationId"],
-                                "parameters": {parameter: "$response.body#/id"}}
-            for path, op in every if f"{{{parameter}}}" in path
-        }  # fmt: skip
+        status, parameter, where = SOURCES[source["operationId"]]
+        source["responses"][status]["links"] = {
+            op["operationId"]: {"operationId": op["operationId"], "parameters": {parameter: where}}
+            for path, op in every
+            if f"{{{parameter}}}" in path
+        }
 
 
 def _models(found: list[Operation]) -> list[tuple[type[BaseModel], Any]]:
@@ -153,10 +160,11 @@ def _operation(
 ) -> dict[str, Any]:
     spec = op.contract
     doc = inspect.getdoc(op.view) or op.rule.endpoint
-    summary, _, rest = doc.partition("\n")
+    summary, _, rest = doc.partition("\n\n")
+    summary = " ".join(summary.split())
     result: dict[str, Any] = {
         "operationId": op.rule.endpoint.replace(".", "_"),
-        "summary": summary.strip(),
+        "summary": summary,
         "tags": [op.rule.endpoint.split(".")[0] if "." in op.rule.endpoint else "server"],
     }
     if rest.strip():
@@ -179,23 +187,32 @@ def _operation(
             "content": {kind: binary for kind in ("image/jpeg", "image/png", "image/webp")},
         }
     responses: dict[str, Any] = {}
+    medias = (spec.media,) if isinstance(spec.media, str) else spec.media
     for status, model in spec.answers.items():
-        if model is not None:
-            schema = refs[model]
-        elif spec.media.startswith("image/"):
-            schema = {"type": "string", "format": "binary"}
-        elif spec.media == "application/json":
-            schema = {"type": "object"}
-        else:
-            schema = {"type": "string"}
-        responses[str(status)] = {"description": STATUSES.get(status, "OK"),
-                                  "content": {spec.media: {"schema": schema}}}  # fmt: skip
+        content = {media: {"schema": _answer_schema(media, model, refs)} for media in medias}
+        responses[str(status)] = {"description": STATUSES.get(status, "OK"), "content": content}
     refusal = {"content": {"application/json": {"schema": refs[answers.Refusal]}}}
     for status in spec.refusals:
         responses[str(status)] = {"description": STATUSES[status], **refusal}
     responses["default"] = {"description": DEFAULT_REFUSAL, **refusal}
     result["responses"] = responses
     return result
+
+
+def _answer_schema(
+    media: str, model: type[BaseModel] | None, refs: dict[Any, dict[str, Any]]
+) -> dict[str, Any]:
+    if media == "application/json":
+        return refs[model] if model is not None else {"type": "object"}
+    if media.startswith("image/"):
+        return {"type": "string", "format": "binary"}
+    if media == "text/event-stream":  # each event, as a client parses it
+        return {"type": "object", "properties": {k: {"type": "string"} for k in SSE_FIELDS}}
+    return {"type": "string"}
+
+
+#: The fields of a server-sent event: `data` is a game's state as JSON.
+SSE_FIELDS = ("event", "id", "data", "retry")
 
 
 def _query(model: type[BaseModel]) -> list[dict[str, Any]]:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from markupsafe import Markup, escape
+
 #: How deep nested objects are spelled out (an action's hands' cards are deep enough).
 DEPTH = 3
 
@@ -42,6 +44,16 @@ class PageOperation:
 class Room:
     name: str
     operations: list[PageOperation] = field(default_factory=list)
+
+
+def inline_code(text: str) -> Markup:
+    """`text` with its `code` spans (CommonMark's backticks) as HTML, the rest escaped.
+
+    >>> str(inline_code("keeps `frame` <b>"))
+    'keeps <code>frame</code> &lt;b&gt;'
+    """
+    parts = str(escape(text)).split("`")
+    return Markup("".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts)))
 
 
 def page_operations(api: dict[str, Any]) -> list[Room]:

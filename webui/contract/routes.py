@@ -35,23 +35,25 @@ ATTRIBUTE = "cribcam_contract"
 class Contract:
     """What a route takes and answers.
 
-    `body`: its JSON body's model (`optional_body`: an empty body is `{}`), or `image`: raw
+    `body`: its JSON body's model (`optional_body`: an empty body is `{}`; `large_body`: up to
+    the server's body limit, a file of games, not a JSON body's), or `image`: raw
     image bytes; `query`: its query string's model; `root`: what a refusal calls the body when
     it is no object (`names[1]`); `context`: run on the path's values before the body is read,
     it refuses what the path names that does not exist (404) and gives the values the body's
     checks need (the stored game's number of players); `answers`: status to the answer's
-    model (None: an answer with no model, `media` says its type); `refusals`: the error
-    statuses it may give.
+    model (None: an answer with no model), `media` its type (or types: JSON or CSV);
+    `refusals`: the error statuses it may give.
     """
 
     body: type[BaseModel] | None = None
     optional_body: bool = False
+    large_body: bool = False
     image: bool = False
     query: type[BaseModel] | None = None
     root: str = ""
     context: Callable[..., dict[str, Any]] | None = None
     answers: Mapping[int, type[BaseModel] | None] = field(default_factory=dict)
-    media: str = "application/json"
+    media: str | tuple[str, ...] = "application/json"
     refusals: tuple[int, ...] = ()
 
 
@@ -66,7 +68,7 @@ def contract(**declared: Any) -> Callable[[View], View]:
             context = spec.context(**path) if spec.context is not None else None
             if spec.body is not None:
                 raw = {} if spec.optional_body and not request.get_data(cache=True).strip() \
-                    else json_body(spec.root)  # fmt: skip
+                    else json_body(spec.root, large=spec.large_body)  # fmt: skip
                 given["body"] = validated(spec.body, raw, spec.root, context)
             if spec.query is not None:
                 given["query"] = validated(spec.query, request.args.to_dict(), "")

@@ -32,6 +32,7 @@ from webui.languages.i18n import with_spoken
 
 api = Blueprint("api", __name__, url_prefix="/api")
 
+
 def store() -> GameStore:
     result: GameStore = current_app.extensions["cribcam.store"]
     return result
@@ -148,7 +149,12 @@ def _frame_picture(frame_id: str | None) -> bytes | None:
 @api.post("/games/<game_id>/undo")
 @contract(answers={200: answers.GameState}, refusals=(404, 409))
 def undo(game_id: str) -> Response:
-    """Take back the last action."""
+    """Take back the last action (a finished game's, only while its match has not moved on)."""
+    stored = store().load(game_id)
+    if stored.game.outcome is not None:
+        later = view(stored)["match"]["games"][-1]
+        if later != game_id:
+            raise ApiError.coded("match_continues", 409, text=later)
     undone, stored = store().act(game_id, lambda game: game.undo())
     return jsonify({**published(stored), "undone": undone.to_json()})
 

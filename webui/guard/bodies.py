@@ -14,13 +14,15 @@ from webui.errors import ApiError
 from webui.guard.limits import BOUNDS, limits
 
 
-def json_body(root: str = "") -> Any:
+def json_body(root: str = "", *, large: bool = False) -> Any:
     """The request's JSON body: `Content-Type: application/json` (a type no other site's page
-    can send without the browser asking first), at most `json_bytes` long and `json_depth`
-    deep, every value in it storable (`check_values`; `root`: what a refusal calls the body)."""
+    can send without the browser asking first), at most `json_bytes` long (`large`: a file of
+    games, `body_bytes`) and `json_depth` deep, every value in it storable (`check_values`;
+    `root`: what a refusal calls the body)."""
     limit = limits()
-    if (request.content_length or 0) > limit.json_bytes:
-        raise ApiError(f"a JSON body is at most {limit.json_bytes // 1024} KiB", 413)
+    most = limit.body_bytes if large else limit.json_bytes
+    if (request.content_length or 0) > most:
+        raise ApiError(f"a JSON body is at most {most // 1024} KiB", 413)
     raw = request.get_data(cache=True)
     if not raw.strip():
         raise ApiError("expected a JSON body")
@@ -38,10 +40,6 @@ def json_body(root: str = "") -> Any:
         raise ApiError(f"the JSON body is nested too deeply (at most {limit.json_depth} levels)")
     check_values(body, root)
     return body
-
-
-#: The largest integer a field without bounds of its own may hold (JSON's safe integers).
-LARGEST_INTEGER = 2**53
 
 
 def text_problem(text: str) -> str | None:

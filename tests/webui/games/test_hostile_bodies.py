@@ -140,3 +140,8 @@ def test_a_finished_game_cannot_be_reopened_by_its_settings(
     assert renamed.status_code == 409 and renamed.json["code"] == "names_final"
     assert client.put(f"/api/games/{game_id}/names", json=before["names"]).status_code == 200
     assert client.get(f"/api/games/{game_id}").json["names"] == before["names"]
+    # nor can it be undone back into play once the match has moved on
+    revision = client.get(f"/api/games/{game_id}").json["revision"]
+    undone = client.post(f"/api/games/{game_id}/undo")
+    assert undone.status_code == 409 and undone.json["code"] == "match_continues"
+    assert client.get(f"/api/games/{game_id}").json["revision"] == revision
