@@ -7,7 +7,7 @@ stored game still loads and the home page answers. Prints the requests made per 
 server errors (5xx) among them; exits non-zero on any server error, any failed check, or a
 game that no longer loads.
 
-    python .ci/fuzz_api.py [--seconds 120] [--python .venv/bin/python]
+    python .ci/fuzz_api.py [--seconds 180] [--python .venv/bin/python]
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def route_of(url: str, templates: list[tuple[re.Pattern[str], str]]) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=int, default=120)
+    parser.add_argument("--seconds", type=int, default=180)
     parser.add_argument("--python", default=sys.executable)
     args = parser.parse_args()
     bin_dir = Path(args.python).parent
@@ -113,13 +113,18 @@ def main() -> int:
             counts[route] += 1
             if entry["response"]["status"] >= 500:
                 errors[route] += 1
-        print(f"{'requests':>8}  {'5xx':>4}  route")
-        for route in sorted(counts):
-            print(f"{counts[route]:>8}  {errors[route]:>4}  {route}")
-        print(
-            f"{sum(counts.values()):>8}  {sum(errors.values()):>4}  in all "
-            f"({len(counts)} routes of {sum(len(m) for m in spec['paths'].values())})"
+        described = sorted(
+            f"{method.upper()} {path}"
+            for path, methods in spec["paths"].items()
+            for method in methods
         )
+        print(f"{'requests':>8}  {'5xx':>4}  route")
+        for route in described:
+            print(f"{counts[route]:>8}  {errors[route]:>4}  {route}")
+        others = [route for route in counts if route not in described]
+        print(f"{sum(counts[r] for r in others):>8}  {sum(errors[r] for r in others):>4}  "
+              f"methods a route does not take ({len(others)} kinds, each a 405)")  # fmt: skip
+        print(f"{sum(counts.values()):>8}  {sum(errors.values()):>4}  in all")
         status, listed = get(f"{base}/api/games")
         games = json.loads(listed)["games"] if status == 200 else []
         unreadable = [g["id"] for g in games if get(f"{base}/api/games/{g['id']}")[0] != 200]

@@ -111,14 +111,14 @@ def description(app: Flask) -> dict[str, Any]:
     }  # fmt: skip
 
 
-#: Operations whose answer names something other operations take as a path parameter: a
+#: Operations whose answer names what the paths under one path take as a parameter: a
 #: game or an enrolment made (the 201 answer's `id`), the players listed (the first's name).
 #: The links say so, for a client and for a stateful fuzz run.
 SOURCES = {
-    "api_create_game": ("201", "game_id", "$response.body#/id"),
-    "api_next_game": ("201", "game_id", "$response.body#/id"),
-    "enroll_start": ("201", "sid", "$response.body#/id"),
-    "records_api_list_players": ("200", "name", "$response.body#/players/0/name"),
+    "api_create_game": ("201", "/api/games/{game_id}", "$response.body#/id"),
+    "api_next_game": ("201", "/api/games/{game_id}", "$response.body#/id"),
+    "enroll_start": ("201", "/api/enroll/{sid}", "$response.body#/id"),
+    "records_api_list_players": ("200", "/api/players/{name}", "$response.body#/players/0/name"),
 }
 
 
@@ -127,11 +127,12 @@ def _link(paths: dict[str, dict[str, Any]]) -> None:
     for _, source in every:
         if source["operationId"] not in SOURCES:
             continue
-        status, parameter, where = SOURCES[source["operationId"]]
+        status, named, where = SOURCES[source["operationId"]]
+        parameter = named.rsplit("{", 1)[1].rstrip("}")
         source["responses"][status]["links"] = {
             op["operationId"]: {"operationId": op["operationId"], "parameters": {parameter: where}}
             for path, op in every
-            if f"{{{parameter}}}" in path
+            if path.startswith(named)
         }
 
 
