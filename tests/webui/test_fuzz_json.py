@@ -2,7 +2,8 @@
 (read from its url_map, so a new route is fuzzed too), Hypothesis posts JSON values (huge
 integers, non-finite numbers, lone surrogates, control characters, lists and objects where text
 or numbers belong, the routes' own field names) through the test client: each answer is below
-500 and, when a refusal, a JSON error. Bounded to run in well under a minute."""
+500 and, when a refusal, a JSON error that changed nothing stored. Bounded to run in well under
+a minute."""
 
 from __future__ import annotations
 
@@ -91,14 +92,27 @@ def test_no_json_body_is_a_server_error(
     assert session.status_code == 201, session.json
     path = filled(rule, game.json["id"], session.json["id"])  # type: ignore[index]
 
+    watched = (
+        "/api/games",
+        f"/api/games/{game.json['id']}/saved",  # type: ignore[index]
+        f"/api/enroll/{session.json['id']}",  # type: ignore[index]
+        "/api/decks",
+    )
+
+    def stored() -> list[Any]:
+        """What a request could change: the games, the game's log, the enrolment, the decks."""
+        return [client.get(page).json for page in watched]
+
     @settings(max_examples=80, deadline=None, database=None,
               suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
     @given(body=BODIES)
     def post(body: Any) -> None:
+        before = stored()
         data = json.dumps(body)  # ensure_ascii: lone surrogates travel as \\ud800
         answer = client.open(path, method=method, data=data, content_type="application/json")
         assert answer.status_code < 500, (endpoint, data, answer.get_data(as_text=True))
         if answer.status_code >= 400:
             assert "error" in answer.json  # type: ignore[operator]
+            assert stored() == before, (endpoint, data)  # a refused request changes nothing
 
     post()
