@@ -8,9 +8,16 @@ two agree the proposal is confident; where they disagree, or only a weak reading
 card is flagged for the player, who confirms or corrects it (`Enrollment.correct`).
 
 A card seen in several photos is more examples of it, not an error: `labelled` pools all its
-patches for the tune. One photo showing a card twice is a problem (one deck holds each card
-once) that the player resolves; cards no photo shows are only noted (`Problems`), since a tune
-learns from whatever cards it is given.
+patches for the tune. Corners of one physical card on one photo are one card: groups the model
+reads as the same card whose corners could be one card's (the reader's grouping) are joined
+before anything is proposed (`vision.decks.layout.join_same_card`), so a four-index card is
+never proposed twice. One photo still showing a card twice, at places that cannot be one card,
+is a problem (one deck holds each card once) that the player resolves; cards no photo shows are
+only noted (`Problems`), since a tune learns from whatever cards it is given.
+
+Each candidate knows where its whole card lies on its photo (`Candidate.card_box`: the card's
+outline where one was seen, else its corners' box widened by a margin) so the player is shown
+the card boxed on its photo, not a lone corner.
 
 A patch is a wider square around one index (`PATCH_SPAN` index sizes, `PATCH_PX` pixels,
 centred on it) so the tune can cut training crops from it at any rotation and margin exactly
@@ -25,7 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from vision.decks.layout import Group, align_suit, group_indices, reading_order
+from vision.decks.layout import Group, align_suit, group_indices, join_same_card, reading_order
 from vision.detection.crops import READ_MARGIN, crop_index
 from vision.detection.detections import CLASS_NAMES, box_sizes
 from vision.errors import VisionError
@@ -43,6 +50,13 @@ SURE = 0.9
 #: ...and one that agrees with the layout order must be at least this sure to count.
 AGREES = 0.5
 SUITS = ("C", "D", "H", "S")
+#: A card box drawn from its corners alone: their box widened by this many index sizes (an
+#: index sits about half an index in from its card's edges)...
+CARD_MARGIN = 0.6
+#: ...or, for a card seen by one corner only, by this many (its card lies somewhere around it).
+LONE_MARGIN = 1.5
+
+Box = tuple[float, float, float, float]
 
 
 class EnrollmentError(VisionError, ValueError):
@@ -90,6 +104,13 @@ class Candidate:
     layout_card: str | None
     confirmed: str | None = None
     skipped: bool = False
+    #: Where the whole card lies on its shot (x1, y1, x2, y2 in the shot's pixels).
+    card_box: Box | None = None
+
+    @property
+    def where(self) -> Box:
+        """The whole card's box on its shot (`card_box`, else from its corners)."""
+        return self.card_box or card_box(self.boxes)
 
     @property
     def proposed(self) -> str:
@@ -122,6 +143,22 @@ class Twice:
         numbers = ", ".join(map(str, self.numbers))
         return (f"{self.card} is in one photo {len(self.numbers)} times (cards {numbers}): "
                 "one deck holds it once, so correct the wrong one")  # fmt: skip
+
+
+def card_box(boxes: Boxes, image_size: tuple[int, int] | None = None) -> Box:
+    """The whole card around its corner `boxes`: their box widened by `CARD_MARGIN` index
+    sizes (`LONE_MARGIN` for one corner), inside the image (`image_size`: width, height)."""
+    b = np.asarray(boxes, np.float64).reshape(-1, 4)
+    if not len(b):
+        raise EnrollmentError("a card box needs at least one corner box, got none")
+    glyph = float(np.median(box_sizes(b)))
+    pad = (CARD_MARGIN if len(b) > 1 else LONE_MARGIN) * glyph
+    x1, y1 = b[:, 0].min() - pad, b[:, 1].min() - pad
+    x2, y2 = b[:, 2].max() + pad, b[:, 3].max() + pad
+    if image_size is not None:
+        width, height = image_size
+        x1, y1, x2, y2 = max(x1, 0.0), max(y1, 0.0), min(x2, float(width)), min(y2, float(height))
+    return (float(x1), float(y1), float(x2), float(y2))
 
 
 @dataclass(frozen=True)
@@ -241,6 +278,7 @@ def propose(shots: Sequence[Shot], find: Finder, classify: Classifier) -> Enroll
         sure = probabilities.max(axis=1, initial=0.0) >= AGREES  # an unsure reading is no clue
         readings = np.where(sure, probabilities.argmax(axis=1), -1 - np.arange(len(boxes)))
         groups = group_indices(shot.image, boxes, readings.tolist())
+        groups = join_same_card(groups, boxes, _names(probabilities, groups))
         sizes = box_sizes(boxes)
         row_gap = 2.0 * float(np.median(sizes)) if len(sizes) else 1.0
         groups = [groups[k] for k in reading_order([g.centre for g in groups], row_gap)]
@@ -256,6 +294,15 @@ def propose(shots: Sequence[Shot], find: Finder, classify: Classifier) -> Enroll
     return Enrollment(candidates, expected)
 
 
+def _names(probabilities: npt.NDArray[np.float32], groups: list[Group]) -> list[int | None]:
+    """Each group's card as its indices' mean reading has it; None where that is unsure."""
+    names: list[int | None] = []
+    for group in groups:
+        mean = probabilities[list(group.indices)].mean(axis=0)
+        names.append(int(mean.argmax()) if float(mean.max()) >= AGREES else None)
+    return names
+
+
 def _candidates(
     shot: Shot, boxes: Boxes, patches: list[Image], probabilities: npt.NDArray[np.float32],
     groups: list[Group],
@@ -267,8 +314,10 @@ def _candidates(
     layout: list[str | None] = (
         align_suit(per_card, shot.suit) if shot.suit else [None] * len(groups)
     )
+    height, width = shot.image.shape[:2]
     return [
         Candidate(0, 0, boxes[list(g.indices)], [patches[i] for i in g.indices],
-                  CLASS_NAMES[int(per_card[k].argmax())], float(per_card[k].max()), layout[k])
+                  CLASS_NAMES[int(per_card[k].argmax())], float(per_card[k].max()), layout[k],
+                  card_box=g.bounds or card_box(boxes[list(g.indices)], (width, height)))
         for k, g in enumerate(groups)
     ]  # fmt: skip

@@ -7,6 +7,11 @@ two indices of one card lie apart (two pairs read alike within one card's span: 
 all four corners). Cards are then put in reading order (rows top to bottom, left to right),
 and a shot announced as "one suit, A to K" is aligned to those 13 cards, letting the model's
 readings decide where a missing or extra card breaks the sequence.
+
+Groups that the model then reads as the same card and whose indices together could be one
+card's by the reader's own grouping (`vision.table.cards.cards_from_detections`) are one card
+(`join_same_card`): a four-index card split in two, or a corner left over beside its card's
+pair, would otherwise be proposed twice and shown to the player as a card one photo holds twice.
 """
 
 from __future__ import annotations
@@ -20,8 +25,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.detection.detections import CLASS_NAMES, box_sizes
-from vision.table.cards import PairingConfig
+from vision.detection.detections import CLASS_NAMES, Detections, box_sizes
+from vision.table.cards import PairingConfig, cards_from_detections
 
 Image = npt.NDArray[np.uint8]
 Boxes = npt.NDArray[np.float32]
@@ -41,10 +46,12 @@ RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 
 @dataclass(frozen=True)
 class Group:
-    """The indices (rows of the shot's boxes) of one physical card and its centre."""
+    """The indices (rows of the shot's boxes) of one physical card and its centre; `bounds`
+    (x1, y1, x2, y2) where the card's outline was seen."""
 
     indices: tuple[int, ...]
     centre: tuple[float, float]
+    bounds: tuple[float, float, float, float] | None = None
 
 
 PAIRING = PairingConfig()
@@ -71,7 +78,8 @@ def group_indices(
     for outline, inside in _cards_outlined(frame, centres, float(np.median(sizes))):
         moments = cv2.moments(outline)
         centre = (moments["m10"] / moments["m00"], moments["m01"] / moments["m00"])
-        groups.append(Group(tuple(inside), centre))
+        x, y, w, h = (float(v) for v in cv2.boundingRect(outline))
+        groups.append(Group(tuple(inside), centre, (x, y, x + w, y + h)))
         used.update(inside)
     paired: list[tuple[int, ...]] = [g.indices for g in groups if len(g.indices) == 2]
     rest = [i for i in range(len(boxes)) if i not in used]
@@ -82,6 +90,87 @@ def group_indices(
     pairs = [_group(indices, centres)
              for indices in _pair_by_offset(rest, centres, sizes, offsets, config)]  # fmt: skip
     return groups + _join_read_alike(pairs, centres, sizes, same, config)
+
+
+def join_same_card(groups: list[Group], boxes: Boxes, names: Sequence[int | None],
+                   config: PairingConfig = PAIRING) -> list[Group]:  # fmt: skip
+    """`groups` with any two that are read as the same card (`names`: each group's class, None
+    where unsure) and together could be one physical card (`one_card`) made one, nearest first,
+    up to `MAX_INDICES` indices: the card a player would otherwise see proposed twice.
+
+    Groups read as different cards, or unsure, stay apart: only the player can say which of
+    two cards read alike but lying apart is misread."""
+    if len(groups) < 2:
+        return groups
+    b = np.asarray(boxes, np.float64)
+    centres: F64 = np.stack([(b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2], 1)
+    merged = list(groups)
+    named = list(names)
+    while True:
+        options = []
+        for a, first in enumerate(merged):
+            for k in range(a + 1, len(merged)):
+                indices = first.indices + merged[k].indices
+                if (named[a] is None or named[a] != named[k] or len(indices) > MAX_INDICES
+                        or first.bounds or merged[k].bounds):  # fmt: skip
+                    continue  # an outlined card is whole already
+                if one_card(np.asarray(boxes)[list(indices)], config):
+                    points = centres[list(indices)]
+                    span = float(np.linalg.norm(points[:, None] - points[None], axis=-1).max())
+                    options.append((span, a, k))
+        if not options:
+            return merged
+        _, a, k = min(options)
+        merged[a] = _group(merged[a].indices + merged[k].indices, centres)
+        del merged[k], named[k]
+
+
+def one_card(boxes: Boxes, config: PairingConfig = PAIRING) -> bool:
+    """Whether index `boxes` (2-4, read alike) could all be corners of one card: the reader's
+    grouping of indices of one identity (`cards_from_detections`: every two at a card's
+    corner-to-corner distance, sizes alike) makes them one card, and three or four of them lie
+    at the corners of a card-shaped rectangle (`_rectangle_corners`). Two cards of a two-index
+    deck next to each other make a parallelogram, not a rectangle with a short side."""
+    n = len(boxes)
+    if not 2 <= n <= MAX_INDICES:
+        return False
+    seen = cards_from_detections(Detections(boxes, np.ones(n), np.zeros(n, np.int64)), config)
+    if len(seen.cards) != 1 or len(seen.cards[0].detections) != n or seen.conflicts:
+        return False
+    if n == 2:
+        return True
+    b = np.asarray(boxes, np.float64)
+    centres: F64 = np.stack([(b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2], 1)
+    return _rectangle_corners(centres, float(np.median(box_sizes(b))), config)
+
+
+#: How far from square a card's corner may look (|cos| of its angle: about 17° either way).
+SQUARE_COS = 0.3
+
+
+def _rectangle_corners(centres: F64, glyph: float, config: PairingConfig) -> bool:
+    """Whether 3-4 index `centres` are corners of one card: one of them sees two others at a
+    right angle, the nearer side by side (`side_by_side_max`), and a fourth lies where the
+    rectangle's last corner does (within an index size)."""
+    n = len(centres)
+    for p in range(n):
+        for q in range(n):
+            for r in range(q + 1, n):
+                if p in (q, r):
+                    continue
+                u, v = centres[q] - centres[p], centres[r] - centres[p]
+                lu, lv = float(np.hypot(*u)), float(np.hypot(*v))
+                if min(lu, lv) < 1e-6 or abs(float(u @ v)) / (lu * lv) > SQUARE_COS:
+                    continue
+                if min(lu, lv) > config.side_by_side_max * glyph:
+                    continue
+                if n == 3:
+                    return True
+                (rest,) = set(range(n)) - {p, q, r}
+                fourth = centres[p] + u + v
+                if float(np.hypot(*(centres[rest] - fourth))) <= glyph:
+                    return True
+    return False
 
 
 def _group(indices: tuple[int, ...], centres: F64) -> Group:

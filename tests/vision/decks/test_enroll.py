@@ -314,6 +314,83 @@ def test_a_deck_printing_four_corners_on_a_pale_table_makes_one_card_of_each(
     assert [c.proposed for c in enrollment.candidates] == CLUBS[:5]
 
 
+def four_corners(boxes: np.ndarray) -> np.ndarray:
+    """Each card's two printed corners (`layout`'s boxes) and the two a four-corner deck adds."""
+    four = []
+    for top, bottom in boxes.reshape(-1, 2, 4):
+        cx = (top[0] + bottom[2]) / 2
+        mirrored = [[2 * cx - b[2], b[1], 2 * cx - b[0], b[3]] for b in (top, bottom)]
+        four += [top, bottom, *mirrored]
+    return np.array(four, np.float32)
+
+
+def pale(image: Image) -> Image:
+    """The shot on a white table: no card outline shows."""
+    grey = image.astype(int)
+    wood = (grey.max(axis=2) - grey.min(axis=2) > 40) & (grey.min(axis=2) < 120)
+    image = image.copy()
+    image[wood] = 255
+    return image
+
+
+def test_a_four_corner_card_read_unsurely_at_one_corner_is_proposed_once(
+    decks: list[Deck],
+) -> None:
+    """One corner of each four-index card read unsurely: pairing makes two groups of each card
+    (the unsure corner keeps them from joining as read alike) and both propose the same card.
+    Geometry says they are one card: one proposal each, all four corners, nothing to correct."""
+    cards = ["QH", "3S", "10D", "AC"]
+    image, boxes = layout(decks, cards)
+    corners = four_corners(boxes)
+    classes = [CLASS_NAMES.index(card) for card in cards for _ in range(4)]
+
+    def read(crops: Image) -> npt.NDArray[np.float32]:
+        out = np.full((len(crops), 52), 1e-4, np.float32)
+        out[np.arange(len(crops)), classes] = 1.0
+        out[2::4] = 1 / 52  # each card's third corner: no reading at all
+        return out
+
+    enrollment = propose([Shot(pale(image))], fixed(corners), read)
+    assert [c.proposed for c in enrollment.candidates] == cards
+    assert [len(c.boxes) for c in enrollment.candidates] == [4] * 4
+    assert enrollment.problems().twice == ()
+    assert [len(patches) for _, patches in enrollment.labelled()] == [4] * 4
+
+
+def test_a_card_read_twice_at_places_that_cannot_be_one_card_still_reaches_the_player(
+    decks: list[Deck],
+) -> None:
+    """Two cards of a row read as one identity lie a card's width apart, no two indices side by
+    side as one card's: a genuine conflict, left to the player."""
+    image, boxes = layout(decks, ["QH", "3S"])
+    queen = CLASS_NAMES.index("QH")
+
+    def read(crops: Image) -> npt.NDArray[np.float32]:
+        out = np.full((len(crops), 52), 1e-4, np.float32)
+        out[:, queen] = 1.0  # the 3S misread as a second QH
+        return out
+
+    enrollment = propose([Shot(pale(image))], fixed(boxes), read)
+    assert [c.proposed for c in enrollment.candidates] == ["QH", "QH"]
+    assert enrollment.problems().duplicates == {"QH": (1, 2)}
+
+
+def test_each_proposal_knows_where_its_whole_card_lies(decks: list[Deck]) -> None:
+    """The card box holds all the card's corners and is card-sized, not a corner's size: from
+    the outline on a dark cloth, from the corners on a white table."""
+    image, boxes = layout(decks, ["QH", "3S", "10D"])
+    for shot in (image, pale(image)):
+        enrollment = propose([Shot(shot)], fixed(boxes), Templates(decks))
+        for candidate in enrollment.candidates:
+            x1, y1, x2, y2 = candidate.where
+            corners = candidate.boxes
+            assert x1 <= corners[:, 0].min() and y1 <= corners[:, 1].min()
+            assert x2 >= corners[:, 2].max() and y2 >= corners[:, 3].max()
+            index = float((corners[:, 3] - corners[:, 1]).max())
+            assert y2 - y1 > 3 * index and x2 - x1 > 1.5 * index
+            assert 0 <= x1 and 0 <= y1 and x2 <= shot.shape[1] and y2 <= shot.shape[0]
+
+
 def test_profile_store_lists_chooses_renames_deletes(tmp_path: Path) -> None:
     store = ProfileStore(tmp_path)
     staged = store.staging("kitchen", copy_current=False)
