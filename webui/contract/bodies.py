@@ -41,10 +41,14 @@ from webui.contract.fields import (
 
 
 def _required(schema: dict[str, Any], *names: str) -> None:
-    """`names` as required fields of a model's JSON Schema (checked with a default of None)."""
-    schema["required"] = sorted({*schema.get("required", ()), *names})
-    for name in names:
-        schema["properties"][name].pop("default", None)
+    """A model's JSON Schema without the defaults of None a client cannot send (a field left
+    out takes its value elsewhere), `names` among its required fields."""
+    if names:
+        schema["required"] = sorted({*schema.get("required", ()), *names})
+    for field in schema["properties"].values():
+        nullable = {"type": "null"} in field.get("anyOf", ())
+        if "default" in field and field["default"] is None and not nullable:
+            del field["default"]
 
 
 class Body(BaseModel):
@@ -108,18 +112,23 @@ class SettingsBody(Body):
     engine checks them first, so its refusals ("target must be 61 or 121") are the answer."""
 
     what = "the settings"
+    # left out: the variant's target, the usual match points (no default a client could send)
+    model_config = ConfigDict(json_schema_extra=lambda schema: _required(schema))
     players: Literal[2, 3, 4] = 2
     variant: Literal["six-card", "five-card"] = "six-card"
-    target: Literal[61, 121] | None = Field(None, description="Left out: the variant's "
-                                                              "(121; five-card 61).")  # fmt: skip
+    target: Literal[61, 121] = Field(
+        None,  # type: ignore[arg-type]
+        description="Left out: the variant's (121; five-card 61).",
+    )
     muggins: bool = False
     muggins_penalties: bool = True
     false_game_penalty: bool = False
     skunk_line: Skunk | None = None
     double_skunk_line: Skunk | None = None
     triple_skunk_line: Skunk | None = None
-    match_points: MatchPointsBody | Literal["acc"] | None = Field(
-        None, description='Match points per game, or "acc" (win 2, skunk 3).'
+    match_points: MatchPointsBody | Literal["acc"] = Field(
+        None,  # type: ignore[arg-type]
+        description='Match points per game, or "acc" (win 2, skunk 3).',
     )
     games_per_match: GamesPerMatch = 1
 

@@ -19,6 +19,8 @@ from scorer.errors import InvalidCardError
 from webui.guard.bodies import first_unstorable, shown_number
 from webui.guard.limits import BOUNDS
 
+#: The largest integer a field without bounds of its own holds (JSON's safe integers).
+LARGEST_INTEGER = 2**53
 #: The most characters of a refused value a refusal repeats.
 SHOWN_CHARACTERS = 40
 
@@ -77,7 +79,8 @@ if TYPE_CHECKING:  # mypy sees the value a field's checks leave; pydantic the ch
     Correction: TypeAlias = int
 else:
     #: A seat: 0 is the first name given. The engine refuses one the game does not have (409).
-    Seat = integer(0, 99, "A seat: 0 is the first name given (one the game has not: 409).")
+    Seat = integer(-LARGEST_INTEGER, LARGEST_INTEGER, "A seat: 0 is the first name given (the "
+                   "engine refuses one the game has not, 409).")  # fmt: skip
     PlayClaim = integer(0, BOUNDS.play_points, "The points the player claims for the card.")
     ShowClaim = integer(0, BOUNDS.show_points, "The points the player claims for the show.")
     MugginsPoints = integer(1, BOUNDS.show_points, "The points an opponent missed.")

@@ -173,7 +173,9 @@ def kind_of(schema: dict[str, Any], schemas: dict[str, Any]) -> str:
     kind = schema.get("type", "any")
     if kind == "integer":
         low, high = schema.get("minimum"), schema.get("maximum")
-        return f"integer {low} to {high}" if low is not None and high is not None else "integer"
+        if low is None or high is None or max(abs(low), abs(high)) >= 2**53:
+            return "integer"  # bounded only as JSON's safe integers
+        return f"integer {low} to {high}"
     if kind == "string":
         if schema.get("examples") and "pattern" in schema:
             return f"card such as {schema['examples'][0]}"
