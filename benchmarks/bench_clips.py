@@ -30,7 +30,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from cribtrain.data.clips import Clip, play_clip, show_clip
-from cribtrain.data.deal_clips import DealClip, DealScript, deal_clip
+from cribtrain.data.deal_clips import SEATINGS, DealClip, DealScript, deal_clip
 from cribtrain.data.synth import Deck, load_decks
 from scorer.cards import DECK
 from vision.reading import CardReader
@@ -99,9 +99,6 @@ def bench_deck(deck: Deck, reader: CardReader, seeds: int) -> dict[str, float | 
     }
 
 
-SEATINGS: dict[int, tuple[Seat, ...]] = {2: ("bottom", "top"), 3: ("bottom", "left", "right")}
-
-
 def random_deal(players: int, rng: np.random.Generator) -> DealScript:
     """A deal of random cards: four kept by each player, the crib, the starter; random dealer."""
     cards = [DECK[i] for i in rng.permutation(52)[: 4 * players + 5]]
@@ -162,7 +159,7 @@ def main() -> int:
     for folder in folders:
         deck = load_decks([folder])[0]
         print(json.dumps(bench_deck(deck, reader, args.seeds)), flush=True)
-        for players in SEATINGS:
+        for players in (2, 3):
             print(json.dumps(bench_deals(deck, reader, args.seeds, players)), flush=True)
     return 0
 

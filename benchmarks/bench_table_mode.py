@@ -3,13 +3,13 @@ prior, and the time from a card laid to the page showing it.
 
 Run from the repository root: ``python benchmarks/bench_table_mode.py [--seeds N] [--art DIR]``.
 Each held-out deck (rendered under ``--art`` by ``cribcam cardart``; the committed small Dondorf
-otherwise) deals ``--seeds`` random deals of 2 and of 3 players (`deal_clip`), seen by the
-clips' webcam and by a poor one (looking straight down, and ``--poses`` from where a phone
-stands: propped at the near edge, at the side, at a corner; ``--sizes`` 720p, 1080p), followed
-frame by frame by the shipped reader, the smoother and table mode, a player answering each
-question (`cribtrain.measure.table_mode`). Printed per deck, pose, camera and player count:
-deals whose scores match the deal entered by hand; taps per deal (mean, max) and a game to 121
-at that rate; events (starter, each play, each crib card) right by the reader's first choice and
+otherwise) deals ``--seeds`` random deals of 2 and of 3 players (``--players``: 2, 3 or 4;
+`deal_clip`), seen by the clips' webcam and by a poor one (looking straight down, and ``--poses``
+from where a phone stands: propped at the near edge, at the side, at a corner; ``--sizes`` 720p,
+1080p), followed frame by frame by the shipped reader, the smoother and table mode, a player
+answering each question (`cribtrain.measure.table_mode`). Printed per deck, pose, camera and player
+count: deals whose scores match the deal entered by hand; taps per deal (mean, max) and a game to
+121 at that rate; events (starter, each play, each crib card) right by the reader's first choice and
 with the deal prior; the questions asked, and the events never seen (each entered on the form);
 frames and seconds from a card's first frame to its step (the page posts a frame every
 `PAGE_INTERVAL` s, or as fast as frames are read when slower); ms per frame.
@@ -115,7 +115,7 @@ def main() -> int:
                         help="also from these poses of a phone (cribtrain.data.poses)")  # fmt: skip
     parser.add_argument("--sizes", nargs="+", choices=sorted(FRAME_SIZES), default=["720p"],
                         help="the posed camera's frame sizes (720p)")  # fmt: skip
-    parser.add_argument("--players", nargs="+", type=int, choices=(2, 3), default=[2, 3])
+    parser.add_argument("--players", nargs="+", type=int, choices=(2, 3, 4), default=[2, 3])
     parser.add_argument("--cameras", nargs="+", choices=sorted(CAMERAS), default=sorted(CAMERAS))
     parser.add_argument("--plane", action="store_true",
                         help="place cards on the table plane (vision.table.plane)")  # fmt: skip

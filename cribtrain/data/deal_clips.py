@@ -1,4 +1,4 @@
-"""A whole deal on video, for 2 or 3 players: from the face-down pack to the table cleared.
+"""A whole deal on video, for 2, 3 or 4 players: from the face-down pack to the table cleared.
 
 Hands are held and discards lie face down (TABLE-MODE.md), so the camera sees: the pack; the
 starter turned on it; each card of the play laid into its player's row, a hand reaching in from
@@ -43,6 +43,15 @@ CRIB_LATERAL = 185.0
 WITHDRAW = 2
 
 MarkKind = Literal["starter", "play", "crib", "clear"]
+
+#: Where the players sit on the table plane, in the engine's order of play (clockwise seen from
+#: above, `tablemode.seats.LAYOUTS`): 2 face each other, 3 leave the top side free, 4 are two
+#: pairs of partners facing each other (seats 0 and 2, 1 and 3).
+SEATINGS: dict[int, tuple[Seat, ...]] = {
+    2: ("bottom", "top"),
+    3: ("bottom", "left", "right"),
+    4: ("bottom", "left", "top", "right"),
+}
 
 
 @dataclass(frozen=True)
