@@ -4,8 +4,9 @@ The flow of `cribcam enroll` and `cribcam deck` (cribcam/commands/decks.py) over
 session (`POST /api/enroll`, `webui.decks.sessions`) takes photos of the deck: any photos of
 its cards (the default; a card in several photos is more examples of it), or one suit per photo
 laid out A to K. Each photo is read at once and the answer is every card found so far,
-numbered, with its proposed identity, whether the layout order and the model disagree, a crop
-to show, the cards not seen (information) and any card one photo shows twice (to correct). The
+numbered, with its proposed identity, whether the layout order and the model disagree, its
+whole card boxed on its photo (`GET /api/enroll/<sid>/cards/<n>/where.jpg`; the corner crop
+too), the cards not seen (information) and any card one photo shows twice (to correct). The
 player corrects cards with a tap; finishing saves the confirmed index patches as the deck's
 profile (`webui.decks.state`) and starts the tune in the background (`webui.decks.tuning`), one
 at a time, with progress and cancel. A failed or cancelled tune leaves the profile's previous reader
@@ -43,16 +44,16 @@ from vision.errors import VisionError
 from vision.table.sources import decode_image
 from webui.contract import answers, bodies
 from webui.contract.routes import contract
-from webui.decks.sessions import EnrollReader, Session, session_json
+from webui.decks.sessions import MAX_SHOTS, EnrollReader, Session, session_json, where_image
 from webui.decks.state import Decks, deck_json, decks, decks_json, save_enrolment
 from webui.errors import DAMAGED_IMAGE, NOT_AN_IMAGE, ApiError, NoCardModelError
 from webui.guard.images import image_kind
 
 Image = npt.NDArray[np.uint8]
 
-#: Photos one session takes in "any" mode (a suits session takes one per suit): the measured
-#: teaching took 20 ordinary photos of a deck, and a few more leave room to retake.
-MAX_SHOTS = 24
+#: Photos one session takes in "any" mode (a suits session takes one per suit): see
+#: `webui.decks.sessions.MAX_SHOTS` (bounded by memory).
+__all__ = ["MAX_SHOTS", "enroll_api", "enroll_pages", "install"]
 #: Side of the crop shown for each card on the page.
 CROP_PX = 96
 DEFAULT_SUITS = ("C", "D", "H", "S")
@@ -127,7 +128,7 @@ def _shot_suit(session: Session, given: str | None) -> str | None:
         if given is not None:
             raise ApiError("this enrolment takes any photos of the deck: a photo has no 'suit'")
         if len(session.shots) >= MAX_SHOTS:
-            raise ApiError(f"an enrolment takes at most {MAX_SHOTS} shots: delete one first", 409)
+            raise ApiError.coded("enrol_too_many_photos", 409, high=MAX_SHOTS)
         return None
     held = {shot.suit for shot in session.shots}
     if given is None:
@@ -257,6 +258,21 @@ def crop(sid: str, number: int) -> Response:
         raise ApiError("the crop could not be encoded", 500)
     return Response(bytes(data.tobytes()), mimetype="image/jpeg",
                     headers={"Cache-Control": "private, max-age=3600"})  # fmt: skip
+
+
+@enroll_api.get("/enroll/<sid>/cards/<int:number>/where.jpg")
+@contract(answers={200: None}, media="image/jpeg", refusals=(404,))
+def where(sid: str, number: int) -> Response:
+    """Where a proposed card is: its whole card boxed on its photo, with its number."""
+    session = decks().sessions.get(sid)
+    with session.lock:
+        candidate = session.candidate(number)
+        view = where_image(session.shot(candidate.shot), candidate)
+    ok, data = cv2.imencode(".jpg", view, [cv2.IMWRITE_JPEG_QUALITY, 85])
+    if not ok:
+        raise ApiError("the card's picture could not be encoded", 500)
+    return Response(bytes(data.tobytes()), mimetype="image/jpeg",
+                    headers={"Cache-Control": "private, no-cache"})  # fmt: skip
 
 
 @enroll_api.post("/enroll/<sid>/finish")

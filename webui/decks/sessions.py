@@ -6,6 +6,9 @@ repeat across photos, or one suit per photo laid out A to K) and the cards each 
 live in memory only, a few at a time for a few hours: an enrolment is short-lived and nothing in
 it matters until it is finished and saved as the deck's profile (`webui.decks.state`). Kept apart
 from the endpoints so the session model can be read and tested without the HTTP around it.
+
+Each photo is kept (as a JPEG, at most `PHOTO_SIDE` pixels a side) so a proposal can be shown as
+its whole card boxed on its photo (`where_image`); a session takes up to `MAX_SHOTS` photos.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 from flask import url_for
@@ -30,6 +34,17 @@ Image = npt.NDArray[np.uint8]
 #: Sessions held at once (the oldest is dropped) and how long an untouched one is kept.
 MAX_SESSIONS = 6
 SESSION_IDLE_S = 3 * 3600.0
+#: Photos one session takes: a deck photographed a few cards at a time takes dozens (the issue
+#: #67 run took 92). Bounded by memory: a photo costs its kept JPEG (`PHOTO_SIDE`, ~0.1-0.3 MB)
+#: and its corners' patches (160 × 160 × 3 bytes each, ~0.8 MB for a photo of 5 four-index
+#: cards), so a full session holds about 200 MB.
+MAX_SHOTS = 200
+#: The longest side a kept photo is shrunk to (the card shown boxed on it needs no more).
+PHOTO_SIDE = 1280
+#: The longest side of the image of a card boxed on its photo, and the photo around the box it
+#: shows (the box's size again on each side, at least this share of the photo's longer side).
+WHERE_PX = 360
+WHERE_CONTEXT = 0.35
 
 
 class EnrollReader(Protocol):
@@ -45,6 +60,60 @@ class HeldShot:
     number: int
     suit: str | None
     size: tuple[int, int]
+    #: The photo as a JPEG, shrunk by `scale` (kept pixels per photo pixel) to `PHOTO_SIDE`.
+    jpeg: bytes = field(default=b"", repr=False)
+    scale: float = 1.0
+
+
+def keep_photo(image: Image) -> tuple[bytes, float]:
+    """The photo as kept: JPEG bytes at most `PHOTO_SIDE` a side, and the scale it was shrunk by."""
+    height, width = image.shape[:2]
+    scale = min(1.0, PHOTO_SIDE / max(height, width))
+    if scale < 1.0:
+        size = (max(1, round(width * scale)), max(1, round(height * scale)))
+        image = np.asarray(cv2.resize(image, size, interpolation=cv2.INTER_AREA), np.uint8)
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])
+    if not ok:
+        raise ApiError("the photo could not be kept: it did not encode as JPEG", 500)
+    return bytes(data.tobytes()), scale
+
+
+def where_image(shot: HeldShot, candidate: Candidate, *, side: int = WHERE_PX) -> Image:
+    """The card of `candidate` boxed on its photo: the photo around its card box (`WHERE_CONTEXT`),
+    the card box drawn thick (orange: to check; green: sure) and its corners thin, the card's
+    number at the box's corner, shrunk to at most `side` pixels a side."""
+    photo = cv2.imdecode(np.frombuffer(shot.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    if photo is None:
+        raise ApiError(f"photo {shot.number} of this enrolment could not be read back", 500)
+    height, width = photo.shape[:2]
+    x1, y1, x2, y2 = (v * shot.scale for v in candidate.where)
+    reach = max(x2 - x1, y2 - y1, WHERE_CONTEXT * max(width, height))
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    left, top = int(max(0.0, cx - reach)), int(max(0.0, cy - reach))
+    right, bottom = int(min(float(width), cx + reach)), int(min(float(height), cy + reach))
+    view: Image = np.ascontiguousarray(photo[top:bottom, left:right], np.uint8)
+    zoom = side / max(view.shape[:2])
+    size = (max(1, round(view.shape[1] * zoom)), max(1, round(view.shape[0] * zoom)))
+    view = np.asarray(cv2.resize(view, size, interpolation=cv2.INTER_AREA if zoom < 1
+                                 else cv2.INTER_LINEAR), np.uint8)  # fmt: skip
+
+    def at(x: float, y: float) -> tuple[int, int]:
+        return round((x - left) * zoom), round((y - top) * zoom)
+
+    colour = (0, 140, 255) if candidate.flagged else (60, 180, 60)
+    for box in candidate.boxes:
+        bx1, by1, bx2, by2 = (float(v) * shot.scale for v in box)
+        cv2.rectangle(view, at(bx1, by1), at(bx2, by2), colour, 1, cv2.LINE_AA)
+    cv2.rectangle(view, at(x1, y1), at(x2, y2), (255, 255, 255), 5, cv2.LINE_AA)
+    cv2.rectangle(view, at(x1, y1), at(x2, y2), colour, 3, cv2.LINE_AA)
+    label = str(candidate.number)
+    (tw, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, 0.6, 2)
+    lx, ly = at(x1, y1)
+    lx, ly = max(0, min(lx, view.shape[1] - tw - 6)), max(th + 6, ly)
+    cv2.rectangle(view, (lx, ly - th - 6), (lx + tw + 6, ly), colour, -1)
+    cv2.putText(view, label, (lx + 3, ly - 4), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 255, 255), 2,
+                cv2.LINE_AA)  # fmt: skip
+    return view
 
 
 @dataclass
@@ -73,7 +142,8 @@ class Session:
             raise ApiError("no card index was found in this shot: lay the cards face up and "
                            "apart, in good light, and fill the picture with them", 422)  # fmt: skip
         height, width = image.shape[:2]
-        shot = HeldShot(self.next_shot, suit, (width, height))
+        jpeg, scale = keep_photo(image)
+        shot = HeldShot(self.next_shot, suit, (width, height), jpeg, scale)
         self.next_shot += 1
         for candidate in found.candidates:
             candidate.number, candidate.shot = self.next_number, shot.number
@@ -89,6 +159,12 @@ class Session:
         self.shots = [shot for shot in self.shots if shot.number != number]
         self.enrollment.candidates = [c for c in self.enrollment.candidates if c.shot != number]
         self._expect()
+
+    def shot(self, number: int) -> HeldShot:
+        for shot in self.shots:
+            if shot.number == number:
+                return shot
+        raise ApiError(f"this enrolment has no shot {number}", 404)
 
     def candidate(self, number: int) -> Candidate:
         try:
@@ -159,8 +235,18 @@ def candidate_json(session: Session, c: Candidate) -> dict[str, Any]:
         "disagree": c.layout_card is not None and c.layout_card != c.model_card,
         "flagged": c.flagged,
         "indices": len(c.boxes),
+        "box": [round(v, 1) for v in c.where],
         "crop": url_for("enroll.crop", sid=session.id, number=c.number),
+        "where": url_for("enroll.where", sid=session.id, number=c.number),
+        "choices": choices(c),
     }
+
+
+def choices(c: Candidate, count: int = 4) -> list[str]:
+    """The likeliest names of a card, likeliest first (what the page offers as buttons): the
+    proposal, the model's and the layout's, then the next readings."""
+    out = [card for card in (c.proposed, c.model_card, c.layout_card) if card is not None]
+    return list(dict.fromkeys(out + list(c.likeliest)))[:count]
 
 
 def session_json(session: Session) -> dict[str, Any]:
@@ -182,6 +268,7 @@ def session_json(session: Session) -> dict[str, Any]:
             }
             for shot in session.shots
         ],
+        "max_shots": MAX_SHOTS if session.suits is None else len(session.suits),
         "candidates": [candidate_json(session, c) for c in candidates],
         "cards": counted,
         "flagged": sum(c.flagged for c in candidates),

@@ -84,6 +84,8 @@ API_REFUSALS = {
                               "suit per photo, laid out A to K), not {text}"),
     "enrol_suits": _p("error", "'suits' must be the order the suits are shot in, each of C, D, "
                                "H, S once, e.g. [\"C\", \"D\", \"H\", \"S\"], not {text}"),
+    "enrol_too_many_photos": _p("error", "an enrolment takes at most {high} photos: delete one "
+                                         "first"),
     "export_format": _p("error", "'format' is json or csv, not {text}"),
     # the camera, the server and the page
     "no_card_model": _p("error", "no card model installed: detection is unavailable; enter the "

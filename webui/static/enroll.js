@@ -259,6 +259,7 @@ function shotRefused(status, answer, number, name) {
   return answer.error || t("the photo was refused ({status})", { status: String(status) });
 }
 
+/* One photo to the server; whether it was taken (a refusal is said in #shot-status). */
 async function sendShot(blob) {
   const suit = session.next_suit;
   const number = session.shots.length + 1;  // as the prompt above numbered it
@@ -269,7 +270,7 @@ async function sendShot(blob) {
     $("shot-status").className = "error";
     $("shot-status").textContent = shotRefused(status, answer, number, blob.name || t("from the camera"));
     if (status === 404) $("error").textContent = answer.error;
-    return;
+    return false;
   }
   session = answer;
   const found = answer.added.cards;
@@ -277,6 +278,30 @@ async function sendShot(blob) {
     ? tn("Found {n} card of the {suit}.", "Found {n} cards of the {suit}.", found, { suit: SUIT_NAME[suit]() })
     : tn("Found {n} card.", "Found {n} cards.", found);
   renderSession();
+  return true;
+}
+
+/* Several photos chosen at once: sent one after another, with a progress bar; a refused one is
+   said and the rest still go. */
+async function sendShots(files) {
+  const bar = $("shot-progress");
+  bar.max = files.length;
+  bar.value = 0;
+  bar.hidden = files.length < 2;
+  const refused = [];
+  for (const [k, file] of files.entries()) {
+    $("shot-progress-text").textContent = files.length > 1
+      ? t("Reading photo {number} of {count}…", { number: k + 1, count: files.length }) : "";
+    if (!(await sendShot(file))) refused.push($("shot-status").textContent);
+    bar.value = k + 1;
+  }
+  bar.hidden = true;
+  $("shot-progress-text").textContent = files.length > 1
+    ? tn("{n} photo read.", "{n} photos read.", files.length - refused.length) : "";
+  if (refused.length && files.length > 1) {
+    $("shot-status").className = "error";
+    $("shot-status").textContent = refused.join(" ");
+  }
 }
 
 async function dropShot(number) {
@@ -286,9 +311,9 @@ async function dropShot(number) {
 
 $("shot-file-button").addEventListener("click", () => $("shot-file").click());
 $("shot-file").addEventListener("change", async (event) => {
-  const file = event.target.files[0];
+  const files = [...event.target.files];
   event.target.value = "";
-  if (file) await sendShot(file);
+  if (files.length) await sendShots(files);
 });
 
 /* The browser's camera, as in camera.js: getUserMedia, one frame drawn on a canvas, a JPEG. */
@@ -411,8 +436,9 @@ function renderGrid() {
     const tile = el("button", { type: "button", class: classes.join(" "), "data-number": String(c.number),
       "aria-label": (c.flagged ? t("card {number}: {card}, to check", { number: c.number, card: c.card || t("not a card") })
         : t("card {number}: {card}", { number: c.number, card: c.card || t("not a card") })) },
-      el("img", { src: c.crop, alt: "", loading: "lazy", width: "96", height: "96" }),
-      el("span", { class: "num" }, `#${c.number}`), label, why);
+      el("img", { src: c.where, alt: t("card {number} boxed on photo {photo}", { number: c.number, photo: c.shot }),
+        loading: "lazy", width: "180", height: "180" }),
+      el("span", { class: "num" }, t("#{number} · photo {photo}", { number: c.number, photo: c.shot })), label, why);
     tile.addEventListener("click", () => openFix(c));
     return el("li", {}, tile);
   }));
@@ -428,7 +454,14 @@ function openFix(candidate) {
     ? t("Card #{number}: the layout says {layout}, the model reads {model} ({confidence}). What is it?",
       { ...values, layout: cardLabel(candidate.layout) })
     : t("Card #{number}: the model reads {model} ({confidence}). What is it?", values);
-  $("fix-img").src = candidate.crop;
+  $("fix-img").src = candidate.where;
+  $("fix-img").alt = t("card {number} boxed on photo {photo}", { number: candidate.number, photo: candidate.shot });
+  // the likeliest names as buttons: one tap confirms the right one
+  $("fix-choices").replaceChildren(...(candidate.choices || []).map((card) => {
+    const choice = el("button", { type: "button", class: "choice" + (isRed(card) ? " red" : ""), "data-card": card }, cardLabel(card));
+    choice.addEventListener("click", () => sendFix(card));
+    return choice;
+  }));
   picker.reset(1, []);
   if (candidate.card) picker.toggle(candidate.card);
   $("fix-dialog").showModal();

@@ -388,7 +388,7 @@ def test_each_proposal_knows_where_its_whole_card_lies(decks: list[Deck]) -> Non
             assert x2 >= corners[:, 2].max() and y2 >= corners[:, 3].max()
             index = float((corners[:, 3] - corners[:, 1]).max())
             assert y2 - y1 > 3 * index and x2 - x1 > 1.5 * index
-            assert 0 <= x1 and 0 <= y1 and x2 <= shot.shape[1] and y2 <= shot.shape[0]
+            assert x1 >= 0 and y1 >= 0 and x2 <= shot.shape[1] and y2 <= shot.shape[0]
 
 
 def test_profile_store_lists_chooses_renames_deletes(tmp_path: Path) -> None:

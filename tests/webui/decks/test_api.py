@@ -21,6 +21,7 @@ from flask.testing import FlaskClient
 
 import cribtrain.fit.tune
 import vision.photo_reader
+import webui.decks.api
 import webui.decks.state
 from cribtrain.data.synth import Deck, load_decks
 from cribtrain.fit.tune import (
@@ -336,6 +337,52 @@ def test_ordinary_photos_where_cards_repeat_are_taught(
                         "AC": [False, True, False, False], "3S": [False, True]}  # fmt: skip
     tuner.gate.set()
     assert wait_tune(client, "done")["held_out"] == 6  # one corner of each card
+
+
+def test_each_proposal_is_shown_as_its_whole_card_boxed_on_its_photo(
+    client: FlaskClient, reader: ShotReader, decks: list[Deck]
+) -> None:
+    """Each card's `where` is its photo around the card's box with the box drawn (green: sure),
+    its `box` holds all its corners, and it says which photo it is from."""
+    sid = start(client)
+    shoot(client, reader, decks, sid, ["QH", "3S"])
+    image, boxes = layout(decks, ["10D", "AC", "5H"], seed=4)
+    session = ok(post_shot(client, sid, reader.shot(image, boxes)), 201)
+    third = session["candidates"][2]
+    assert (third["shot"], third["proposed"], third["choices"][0]) == (2, "10D", "10D")
+    assert len(third["choices"]) == 4 and len(set(third["choices"])) == 4
+    x1, y1, x2, y2 = third["box"]
+    corners = boxes[:2]  # the 10D's two corners, as the render placed them
+    assert x1 <= corners[:, 0].min() and y1 <= corners[:, 1].min()
+    assert x2 >= corners[:, 2].max() and y2 >= corners[:, 3].max()
+    answer = client.get(third["where"])
+    assert answer.status_code == 200 and answer.mimetype == "image/jpeg"
+    shown = cv2.imdecode(np.frombuffer(answer.data, np.uint8), cv2.IMREAD_COLOR)
+    assert shown is not None and max(shown.shape[:2]) == 360
+    green = (np.abs(shown.astype(int) - (60, 180, 60)).max(axis=2) < 40).sum()
+    assert green > 400, "the card's box is drawn in green (a sure card)"
+    other = cv2.imdecode(np.frombuffer(client.get(session["candidates"][0]["where"]).data,
+                                       np.uint8), cv2.IMREAD_COLOR)  # fmt: skip
+    assert other.shape != shown.shape or not np.array_equal(other, shown)  # its own photo
+    refused(client.get(f"/api/enroll/{sid}/cards/99/where.jpg"), 404, "no card numbered 99")
+
+
+def test_a_session_takes_many_photos_up_to_its_bound(
+    client: FlaskClient, reader: ShotReader, decks: list[Deck], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The 25th photo is taken (it was refused with 409); past the bound (memory) a photo is
+    refused with a coded 409 that names the bound."""
+    assert webui.decks.api.MAX_SHOTS >= 200
+    sid = start(client)
+    image, boxes = layout(decks, ["QH", "3S"])
+    data = reader.shot(image, boxes)
+    for _ in range(26):
+        session = ok(post_shot(client, sid, data), 201)
+    assert len(session["shots"]) == 26 and session["max_shots"] == webui.decks.api.MAX_SHOTS
+    monkeypatch.setattr(webui.decks.api, "MAX_SHOTS", 26)
+    answer = post_shot(client, sid, data)
+    refused(answer, 409, "at most 26 photos")
+    assert answer.json["code"] == "enrol_too_many_photos"
 
 
 @pytest.mark.parametrize(
