@@ -1,5 +1,7 @@
 """`cribcam enroll` and `cribcam deck`: teach cribcam the deck on the table, manage deck profiles.
 
+    cribcam enroll NAME shots/*.jpg --list          # list the proposals and stop
+    cribcam enroll NAME shots/*.jpg --fix 12=QH 7=- # correct by number, then tune
     cribcam enroll NAME shots/*.jpg                 # any photos of the deck: the model proposes
     cribcam enroll NAME clubs.jpg diamonds.jpg hearts.jpg spades.jpg --suits C D H S
     cribcam enroll NAME --camera 0                  # takes 4 photos (--photos N)
@@ -9,12 +11,21 @@
     cribcam deck tune NAME                          # re-tune, folding in the corrections
 
 Enrolment takes any photos of the deck's cards: a card in several photos is more examples of it
-(all its corners go to the tune), and cards no photo shows are only noted. It shows every card
-found (numbered, with a grid image of the crops), flags the ones where the model is unsure or
-disagrees with the layout order, takes corrections as ``7=QH`` (``7=-``: not a card), and asks
-again while one photo shows a card twice (one deck holds it once). Then it tunes the reader
-(Ctrl-C cancels and keeps the previous profile). Profiles live in `<models>/decks` (see
-`vision.decks.profiles`).
+(all its corners go to the tune), and cards no photo shows are only noted. It lists every card
+found: its number, the photo it is in, the proposed card and whether the model is sure, and
+draws each photo with its cards boxed and numbered into the decks folder
+(`<decks>/.enroll-NAME/`; nothing is written in the current folder). Corrections are
+``7=QH`` (``7=-``: not a card; ``7=QH`` with the proposed card confirms it), given with
+``--fix`` or, one or more a line, in a ``--fixes`` file. ``--list`` stops after the list: the
+numbers stay the same for the same photos in the same order, so a later run takes
+corrections by them. At a terminal it asks for corrections; without one it tunes only when no
+proposal is unsure (or with ``--yes``, which tunes them as proposed). A card one photo shows
+twice at places that cannot be one card must be corrected first. Then it tunes the reader
+(a progress bar; Ctrl-C cancels and keeps the previous profile).
+
+Proposals come from the reader the table reads with (`ProfileStore.reader_in_use`: the deck in
+use's tuned reader, else the shipped one), as on the teaching page, so both propose the same
+cards. Profiles live in `<models>/decks` (see `vision.decks.profiles`).
 """
 
 from __future__ import annotations
@@ -30,6 +41,7 @@ from tqdm import tqdm
 from cribcam.commands.art import at_least
 from vision.decks.enroll import (
     READ_PX,
+    Candidate,
     Enrollment,
     EnrollmentError,
     Image,
@@ -57,10 +69,16 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     enroll.add_argument("--camera", metavar="SOURCE", help="take the shots from a camera")
     enroll.add_argument("--photos", type=at_least(1, int), default=4,
                         help="photos --camera takes without --suits (4)")  # fmt: skip
+    enroll.add_argument("--list", action="store_true",
+                        help="list the proposals (number, photo, card, sure) and stop")  # fmt: skip
     enroll.add_argument("--fix", nargs="+", default=[], metavar="N=CARD",
                         help="corrections, e.g. 7=QH or 12=- (not a card)")  # fmt: skip
-    enroll.add_argument("--yes", action="store_true", help="accept without asking")
-    enroll.add_argument("--grid", type=Path, help="where to write the crop grid (JPEG)")
+    enroll.add_argument("--fixes", type=Path, metavar="FILE",
+                        help="a file of corrections, N=CARD, any number a line")  # fmt: skip
+    enroll.add_argument("--yes", action="store_true",
+                        help="tune the proposals as they stand, unsure ones included")  # fmt: skip
+    enroll.add_argument("--grid", type=Path,
+                        help="where to write the crop grid (<decks>/.enroll-NAME/)")  # fmt: skip
     enroll.add_argument("--budget", type=TUNE_SECONDS, default=180.0,
                         help="tune seconds (180; at least 60)")  # fmt: skip
     enroll.add_argument("--use", action="store_true", help="make it the deck in use")
@@ -107,19 +125,34 @@ def store_of(args: argparse.Namespace) -> ProfileStore:
 
 
 def run_enroll(args: argparse.Namespace) -> int:
-    reader = CardReader(args.models)
-    shots = _camera_shots(args) if args.camera else _file_shots(args)
+    store = store_of(args)
+    tuned = store.reader_in_use()
+    reader = CardReader(args.models, reader_path=tuned)
+    print("proposing with " + (f"the reader of deck {store.active()!r} (the deck in use)"
+                               if tuned else "the shipped reader"))  # fmt: skip
+    shots, names = _camera_shots(args) if args.camera else _file_shots(args)
     enrollment = propose(shots, reader.index_boxes, reader.classify)
     if not enrollment.candidates:
         raise EnrollmentError("no cards found in the shots")
-    grid = args.grid or Path(f"enroll-{args.name}.jpg")
-    cv2.imwrite(str(grid), crop_grid(enrollment))
-    print(f"crop grid: {grid}")
-    for fix in args.fix:
+    fixes = list(args.fix) + (_read_fixes(args.fixes) if args.fixes else [])
+    for fix in fixes:
         _apply(enrollment, fix)
-    _show(enrollment)
+    folder = store.root / f".enroll-{args.name}"
+    _draw(enrollment, shots, names, folder, args.grid)
+    _show(enrollment, names)
+    if args.list:
+        print(f"listed only: correct with --fix N=CARD (or --fixes FILE), then run again "
+              f"without --list to tune ({_unsure_line(enrollment)})")  # fmt: skip
+        return 0
     if not args.yes and sys.stdin.isatty():
-        _ask(enrollment)
+        _ask(enrollment, names)
+    elif not args.yes:
+        unsure = [c.number for c in enrollment.candidates if c.flagged]
+        if unsure:
+            raise EnrollmentError(
+                f"cards {', '.join(map(str, unsure))} are unsure: confirm or correct them with "
+                "--fix N=CARD (N=- for not a card), or pass --yes to tune them as proposed"
+            )
     cards = enrollment.labelled()
     corners = sum(len(patches) for _, patches in cards)
     print(f"{_cards(len(cards))}, {corners} corners to learn from")
@@ -144,8 +177,17 @@ def run_deck(args: argparse.Namespace) -> int:
         print(f"deck in use: {store.active() or 'base model'}")
     elif args.step == "rename":
         store.rename(args.old, args.new)
+        print(f"renamed deck {args.old!r} to {args.new!r}")
     elif args.step == "delete":
+        was_active = store.active() == args.name
+        profile = store.get(args.name)
+        cards = len({c.get("card") for c in profile.crops()})
+        reader = "its tuned reader" if profile.tuned else "no tuned reader"
         store.delete(args.name)
+        print(f"deleted deck {args.name!r} ({_cards(cards)}, {reader}) from {store.root}")
+        now = store.active()
+        print(f"deck in use: {now or 'base model'}"
+              + (f" ({args.name!r} was in use)" if was_active else ""))  # fmt: skip
     elif args.step == "correct":
         deck: str | None = args.deck or store.active()
         if deck is None:
@@ -194,17 +236,19 @@ def _tune(args: argparse.Namespace, store: ProfileStore, name: str,
     return 0
 
 
-def _file_shots(args: argparse.Namespace) -> list[Shot]:
+def _file_shots(args: argparse.Namespace) -> tuple[list[Shot], list[str]]:
+    """The photos, and the name each is listed by (its file's)."""
     if not args.shots:
         raise EnrollmentError("give shot files or --camera SOURCE")
     suits = args.suits or []
     if suits and len(suits) != len(args.shots):
         raise EnrollmentError(f"{len(args.shots)} shots but {len(suits)} suits")
-    return [Shot(read_image(path), suits[k] if suits else None)
-            for k, path in enumerate(args.shots)]  # fmt: skip
+    shots = [Shot(read_image(path), suits[k] if suits else None)
+             for k, path in enumerate(args.shots)]  # fmt: skip
+    return shots, [path.name for path in args.shots]
 
 
-def _camera_shots(args: argparse.Namespace) -> list[Shot]:
+def _camera_shots(args: argparse.Namespace) -> tuple[list[Shot], list[str]]:
     asks: list[tuple[str | None, str]] = (
         [(suit, f"Lay out the {suit} cards A to K in rows, face up and apart")
          for suit in args.suits]
@@ -220,7 +264,7 @@ def _camera_shots(args: argparse.Namespace) -> list[Shot]:
             if frame is None:
                 raise EnrollmentError(f"no frame from {args.camera}")
             shots.append(Shot(frame.image, suit))
-    return shots
+    return shots, [f"camera photo {k + 1}" for k in range(len(shots))]
 
 
 def _apply(enrollment: Enrollment, fix: str) -> None:
@@ -231,13 +275,38 @@ def _apply(enrollment: Enrollment, fix: str) -> None:
     enrollment.correct(int(number), None if card == "-" else card)
 
 
-def _show(enrollment: Enrollment) -> None:
+def _read_fixes(path: Path) -> list[str]:
+    """The corrections a `--fixes` file holds: N=CARD items, any number a line; # comments."""
+    try:
+        text = path.read_text()
+    except OSError as error:
+        raise EnrollmentError(f"the corrections file {str(path)!r} cannot be read: "
+                              f"{error}") from None  # fmt: skip
+    return [item for line in text.splitlines() for item in line.partition("#")[0].split()]
+
+
+def _sureness(c: Candidate) -> str:
+    if c.skipped:
+        return "not a card"
+    if c.confirmed:
+        return "confirmed"
+    return "unsure" if c.flagged else "sure"
+
+
+def _unsure_line(enrollment: Enrollment) -> str:
+    unsure = [str(c.number) for c in enrollment.candidates if c.flagged]
+    return f"unsure: {' '.join(unsure)}" if unsure else "none unsure"
+
+
+def _show(enrollment: Enrollment, names: list[str]) -> None:
+    """One line a proposal: number, photo (number and file), card, sure or unsure, readings."""
+    print("  no  photo                 card  sure        model")
     for c in enrollment.candidates:
-        layout = f" layout {c.layout_card}" if c.layout_card else ""
-        flag = "  <- check" if c.flagged else ""
-        shown = c.card or "(not a card)"
-        print(f"{c.number:3d}  {shown:4s} model {c.model_card} {c.model_confidence:.0%}"
-              f"{layout}{flag}")  # fmt: skip
+        photo = f"{c.shot + 1} {names[c.shot]}" if c.shot < len(names) else str(c.shot + 1)
+        layout = f", layout {c.layout_card}" if c.layout_card else ""
+        shown = c.card or "-"
+        print(f"{c.number:4d}  {photo[:20]:20s}  {shown:4s}  {_sureness(c):10s}  "
+              f"{c.model_card} {c.model_confidence:.0%}{layout}")  # fmt: skip
     problems = enrollment.problems()
     for line in problems.errors():
         print(f"problem: {line}")
@@ -251,7 +320,7 @@ def _cards(count: int) -> str:
     return f"{count} card" if count == 1 else f"{count} cards"
 
 
-def _ask(enrollment: Enrollment) -> None:
+def _ask(enrollment: Enrollment, names: list[str]) -> None:
     while True:
         text = input("corrections (e.g. 7=QH 12=-), Enter when all are right: ").strip()
         errors = enrollment.problems().errors()
@@ -265,7 +334,41 @@ def _ask(enrollment: Enrollment) -> None:
                 _apply(enrollment, fix)
             except EnrollmentError as error:
                 print(error)
-        _show(enrollment)
+        _show(enrollment, names)
+
+
+def _draw(enrollment: Enrollment, shots: list[Shot], names: list[str], folder: Path,
+          grid: Path | None) -> None:  # fmt: skip
+    """Each photo with its proposals boxed and numbered (`photo-NN.jpg`) and the grid of their
+    corners, in `folder` (the decks folder's `.enroll-NAME`; the grid at `grid` if given)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("photo-*.jpg"):
+        old.unlink()
+    for k, shot in enumerate(shots):
+        cv2.imwrite(str(folder / f"photo-{k + 1:02d}.jpg"), boxed_photo(shot.image, [
+            c for c in enrollment.candidates if c.shot == k]))  # fmt: skip
+    grid = grid or folder / "corners.jpg"
+    cv2.imwrite(str(grid), crop_grid(enrollment))
+    print(f"each photo with its cards boxed and numbered: {folder}/photo-NN.jpg "
+          f"({len(names)} photos); corner crops: {grid}")  # fmt: skip
+
+
+def boxed_photo(image: Image, candidates: list[Candidate]) -> Image:
+    """`image` with each candidate's whole card boxed and numbered (orange: unsure)."""
+    out = image.copy()
+    thick = max(2, round(max(out.shape[:2]) / 400))
+    for c in candidates:
+        x1, y1, x2, y2 = (round(v) for v in c.where)
+        colour = (0, 140, 255) if c.flagged else (60, 180, 60)
+        cv2.rectangle(out, (x1, y1), (x2, y2), colour, thick, cv2.LINE_AA)
+        label = f"{c.number} {c.card or '-'}"
+        scale = thick * 0.35
+        (tw, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
+        ty = max(th + 4, y1)
+        cv2.rectangle(out, (x1, ty - th - 4), (x1 + tw + 4, ty), colour, -1)
+        cv2.putText(out, label, (x1 + 2, ty - 2), cv2.FONT_HERSHEY_SIMPLEX, scale,
+                    (255, 255, 255), thick, cv2.LINE_AA)  # fmt: skip
+    return out
 
 
 def crop_grid(enrollment: Enrollment, columns: int = 13, cell: int = 96) -> Image:

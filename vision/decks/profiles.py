@@ -197,6 +197,16 @@ class ProfileStore:
             raise ProfileError(f"deck {name!r} has not been tuned yet: run `cribcam deck tune`")
         return profile.reader
 
+    def reader_in_use(self) -> Path | None:
+        """The index reader the table reads with: the deck in use's tuned reader, None for the
+        shipped one (no deck in use, or one not tuned). The teaching page and `cribcam enroll`
+        both propose cards with it, so they propose the same cards from the same photos."""
+        name = self.active()
+        if name is None:
+            return None
+        profile = self.get(name)
+        return profile.reader if profile.tuned else None
+
     def add_correction(self, name: str, patch: npt.NDArray[np.uint8], card: str) -> str:
         """Keep a card the player corrected during a game; the next re-tune folds it in."""
         profile = self.get(name)

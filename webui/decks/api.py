@@ -16,7 +16,9 @@ This module is the HTTP side only: reading and checking requests, the endpoints 
 wiring into the app; the state they act on lives in the modules named above.
 
 Configuration (`create_app`): ``ENROLL_READER`` (a factory of an `EnrollReader`; None: the
-detector's card reader), and the deck settings described in `webui.decks.state`.
+detector's card reader, which reads with the deck in use's tuned reader, else the shipped one:
+`ProfileStore.reader_in_use`, the reader `cribcam enroll` proposes with too), and the deck
+settings described in `webui.decks.state`.
 """
 
 from __future__ import annotations

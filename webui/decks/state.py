@@ -80,12 +80,9 @@ class Decks:
         return found
 
     def reader_in_use(self) -> Path | None:
-        """The tuned reader of the deck in use; None: the base (no deck, or one not tuned)."""
-        name = self.store.active()
-        if name is None:
-            return None
-        profile = self.store.get(name)
-        return profile.reader if profile.tuned else None
+        """The tuned reader of the deck in use; None: the base (no deck, or one not tuned).
+        Enrolment proposes with it too, as `cribcam enroll` does (`ProfileStore.reader_in_use`)."""
+        return self.store.reader_in_use()
 
     def sync_detector(self) -> None:
         """Hand the deck in use's reader to the detector when it changed (chosen here or by

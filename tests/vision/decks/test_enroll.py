@@ -45,6 +45,7 @@ from vision.decks.enroll import (
 from vision.decks.layout import RANKS, align_suit, reading_order
 from vision.decks.profiles import ProfileError, ProfileStore
 from vision.detection.detections import CLASS_NAMES
+from vision.detection.models import READER_FILE
 
 FIXTURE = FIXTURES / "deck-standard"
 MODELS = Path(os.environ.get("CRIBCAM_TEST_MODELS", REPO / "models"))
@@ -520,7 +521,7 @@ def test_enroll_cli_takes_photos_where_cards_repeat(
     class Reader:
         """Finds the boxes a photo was rendered with; reads them with the template matcher."""
 
-        def __init__(self, models: Path) -> None:
+        def __init__(self, models: Path, reader_path: Path | None = None) -> None:
             self.classify = templates
 
         def index_boxes(self, frame: Image) -> np.ndarray:
@@ -555,3 +556,128 @@ def test_enroll_cli_takes_photos_where_cards_repeat(
     with pytest.raises(EnrollmentError, match=re.escape("QH is in one photo 2 times (cards 1, 2)")):
         enroll("--fix", "2=QH")
     assert len(tuned) == 1
+
+
+@pytest.fixture
+def enroll_cli(
+    decks: list[Deck], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Callable[..., tuple[int, str]]:
+    """`cribcam enroll pub a.png b.png ...` without a terminal, run in an empty current folder,
+    reading with the boxes the photos were rendered with and the template matcher (its 3S made
+    unsure); the tune is a stand-in that records what it was given (`.tuned`)."""
+    from cribcam.commands import decks as cli
+
+    photos = {"a": layout(decks, ["QH", "3S"]), "b": layout(decks, ["3S", "9C"], seed=5)}
+    boxes = {}
+    for name, (image, found) in photos.items():
+        cv2.imwrite(str(tmp_path / f"{name}.png"), image)
+        saved = cv2.imread(str(tmp_path / f"{name}.png"))
+        assert saved is not None
+        boxes[saved.tobytes()] = found
+    templates = Templates(decks)
+    spade = CLASS_NAMES.index("3S")
+
+    class Reader:
+        def __init__(self, models: Path, reader_path: Path | None = None) -> None:
+            readers.append(reader_path)
+
+        def index_boxes(self, frame: Image) -> np.ndarray:
+            return boxes[frame.tobytes()]
+
+        def classify(self, crops: Image) -> npt.NDArray[np.float32]:
+            out = templates(crops)
+            out[out[:, spade] > 0.5] = 1 / 52  # the 3S: no sure reading
+            return out
+
+    readers: list[Path | None] = []
+    tuned: list[Any] = []
+
+    def fake_tune(args: argparse.Namespace, store: ProfileStore, name: str, cards: Any) -> int:
+        tuned.append(cards)
+        return 0
+
+    monkeypatch.setattr(cli, "CardReader", Reader)
+    monkeypatch.setattr(cli, "_tune", fake_tune)
+    monkeypatch.setattr(sys, "stdin", io.StringIO())  # no terminal
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    parser = argparse.ArgumentParser()
+    cli.register(parser.add_subparsers(dest="command"))
+
+    def run(*extra: str) -> tuple[int, str]:
+        argv = ["enroll", "pub", str(tmp_path / "a.png"), str(tmp_path / "b.png"),
+                "--decks", str(tmp_path / "decks"), *extra]  # fmt: skip
+        args = parser.parse_args(argv)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            code = args.run(args)
+        return code, out.getvalue()
+
+    run.tuned = tuned  # type: ignore[attr-defined]
+    run.readers = readers  # type: ignore[attr-defined]
+    return run
+
+
+def test_enroll_list_says_number_photo_card_and_sureness_and_stops(
+    enroll_cli: Callable[..., tuple[int, str]], tmp_path: Path
+) -> None:
+    code, printed = enroll_cli("--list")
+    assert code == 0 and enroll_cli.tuned == []  # type: ignore[attr-defined]
+    lines = {int(line.split()[0]): line.split() for line in printed.splitlines()
+             if line.strip()[:1].isdigit()}  # fmt: skip
+    assert lines[1][:5] == ["1", "1", "a.png", "QH", "sure"]
+    assert lines[2][:5] == ["2", "1", "a.png", "AC", "unsure"]  # the unread 3S
+    assert lines[4][:5] == ["4", "2", "b.png", "9C", "sure"]
+    assert "unsure: 2 3" in printed
+    assert list((tmp_path / "here").iterdir()) == []  # nothing in the current folder
+    drawn = sorted(p.name for p in (tmp_path / "decks" / ".enroll-pub").iterdir())
+    assert drawn == ["corners.jpg", "photo-01.jpg", "photo-02.jpg"]
+    assert ProfileStore(tmp_path / "decks").names() == []
+
+
+def test_enroll_without_a_terminal_does_not_tune_unsure_cards_as_they_stand(
+    enroll_cli: Callable[..., tuple[int, str]], tmp_path: Path
+) -> None:
+    with pytest.raises(EnrollmentError, match="cards 2, 3 are unsure: confirm or correct them"):
+        enroll_cli()
+    assert enroll_cli.tuned == []  # type: ignore[attr-defined]
+    fixes = tmp_path / "fixes.txt"
+    fixes.write_text("3=3s  # the second photo's\n")
+    code, printed = enroll_cli("--fix", "2=3S", "--fixes", str(fixes))
+    assert code == 0
+    (cards,) = enroll_cli.tuned  # type: ignore[attr-defined]
+    assert [(card, len(patches)) for card, patches in cards] == [("QH", 2), ("3S", 4), ("9C", 2)]
+    assert "confirmed" in printed and "proposing with the shipped reader" in printed
+    assert enroll_cli("--yes")[0] == 0  # an explicit go-ahead tunes them as proposed
+    assert list((tmp_path / "here").iterdir()) == []
+
+
+def test_enroll_proposes_with_the_reader_the_table_reads_with(
+    enroll_cli: Callable[..., tuple[int, str]], tmp_path: Path
+) -> None:
+    """As the teaching page: the deck in use's tuned reader, else the shipped one."""
+    store = ProfileStore(tmp_path / "decks")
+    staged = store.staging("pub", copy_current=False)
+    (staged / READER_FILE).write_bytes(b"tuned")
+    store.commit(staged, {"name": "pub", "crops": [], "tuned": "2026-01-01T00:00:00+00:00"})
+    store.use("pub")
+    assert enroll_cli("--list")[0] == 0
+    printed = enroll_cli("--list")[1]
+    assert enroll_cli.readers[-1:] == [store.reader_in_use()] != [None]  # type: ignore[attr-defined]
+    assert "proposing with the reader of deck 'pub' (the deck in use)" in printed
+
+
+def test_deck_delete_says_what_it_deleted_and_which_deck_is_in_use(tmp_path: Path) -> None:
+    store = ProfileStore(tmp_path)
+    for name in ("pub", "club"):
+        staged = store.staging(name, copy_current=False)
+        store.commit(staged, {"name": name, "crops": [{"card": "QH"}, {"card": "3S"}]})
+    store.use("pub")
+    run = deck_cli(tmp_path)
+    printed = run("deck", "delete", "club")
+    assert "deleted deck 'club' (2 cards, no tuned reader)" in printed
+    assert "deck in use: pub" in printed and "was in use" not in printed
+    printed = run("deck", "delete", "pub")
+    assert "deleted deck 'pub'" in printed
+    assert "deck in use: base model ('pub' was in use)" in printed
