@@ -1,4 +1,4 @@
-"""Where the game's seats sit in the camera picture.
+"""Where the game's seats sit: in the camera picture, and on the table plane as learnt.
 
 The engine numbers seats 0..n-1 in order of play; the camera names frame edges. Seat 0 (the
 first name) sits at the bottom edge of the picture and play goes clockwise as seen in it
@@ -14,7 +14,13 @@ first name) sits at the bottom edge of the picture and play goes clockwise as se
 
 from __future__ import annotations
 
-from vision.table.roles import Seat, TableLayout
+import math
+from collections.abc import Sequence
+
+from scorer.cards import Card
+from scorer.game import Game, Phase
+from vision.table.roles import Seat, TableLayout, TableState
+from vision.table.seating import EDGE_AXES, Seating
 
 LAYOUTS: dict[int, tuple[Seat, ...]] = {
     2: ("bottom", "top"),
@@ -37,3 +43,99 @@ def game_seat(players: int, edge: str) -> int | None:
     """The game seat sitting at frame edge `edge`, or None when nobody sits there."""
     seats = LAYOUTS[players]
     return seats.index(edge) if edge in seats else None
+
+
+class SeatLearner:
+    """Where each seat of a game sits on the table plane, learnt from the game (TABLE-MODE.md):
+    the cut for deal puts one card in front of each player (`cut`); without a cut, the first
+    card of the play lies in front of the player whose turn it is, and each seat's first card
+    applied in the play says where that seat is (`observe`). Until a seat is learnt, it sits
+    where the picture-edge layout puts it turned as the learnt seats are turned; until none is,
+    `seating` is the picture-edge layout itself (a camera overhead, `Seating.edges`).
+
+    Positions are in the canonical frame of the table plane (`vision.table.plane`): the
+    caller feeds it the smoothed table of cards placed on the plane, never picture pixels."""
+
+    def __init__(self, players: int, frame_size: tuple[int, int]) -> None:
+        self.seats = LAYOUTS[players]
+        self.middle = frame_size[0] / 2, frame_size[1] / 2
+        #: Each learnt seat's position on the table plane (canonical pixels).
+        self.learnt: dict[Seat, tuple[float, float]] = {}
+        #: The table's centre: where the starter lies on the pack, once seen.
+        self.centre: tuple[float, float] | None = None
+        self._before_play: set[Card] = set()
+        self._deal = 0
+
+    @property
+    def seating(self) -> Seating:
+        """The seating as now learnt (the picture-edge layout while nothing is)."""
+        if not self.learnt:
+            return Seating.edges()
+        centre = self.centre or self.middle
+        axes = {seat: _unit(x - centre[0], y - centre[1]) for seat, (x, y) in self.learnt.items()}
+        # The seats not learnt: the layout turned as far as the learnt seats are turned.
+        turns = [_angle(axes[s]) - _angle(EDGE_AXES[s]) for s in axes]
+        turn = math.atan2(sum(math.sin(t) for t in turns), sum(math.cos(t) for t in turns))
+        for seat in self.seats:
+            if seat not in axes:
+                angle = _angle(EDGE_AXES[seat]) + turn
+                axes[seat] = (math.cos(angle), math.sin(angle))
+        return Seating(axes, self.centre, on_table=True)
+
+    def cut(self, positions: Sequence[tuple[float, float]], first: int = 0) -> None:
+        """The cut for deal: one card in front of each player (canonical pixels, any order);
+        `first` is the index of game seat 0's card (the page asks which). The others follow
+        clockwise around the table's centre."""
+        if len(positions) != len(self.seats):
+            raise ValueError(f"{len(positions)} cards cut for {len(self.seats)} players")
+        centre = self.centre or self.middle
+        start = _angle((positions[first][0] - centre[0], positions[first][1] - centre[1]))
+
+        def clockwise(p: tuple[float, float]) -> float:  # y down: angles grow clockwise
+            return (_angle((p[0] - centre[0], p[1] - centre[1])) - start) % (2 * math.pi)
+
+        ordered = sorted(positions, key=clockwise)
+        self.centre = centre
+        self.learnt = dict(zip(self.seats, ordered, strict=True))
+
+    def observe(self, game: Game, state: TableState) -> bool:
+        """Learn from the smoothed table `state` of `game` (before the game takes this
+        frame's steps); whether the seating changed."""
+        deal = game.deal_state
+        number = deal.number if deal is not None else 0
+        if number != self._deal:
+            self._deal, self._before_play = number, set()
+        cards = _positions(state)
+        playing = game.phase is Phase.PLAY and deal is not None and deal.pegging is not None
+        played = deal.pegging.played if playing and deal and deal.pegging else []
+        if state.starter is not None and not any(played):
+            self.centre = state.starter.centre  # the pack lies mid-table
+        if not playing or deal is None:
+            self._before_play |= set(cards)
+            return False
+        before = dict(self.learnt)
+        for seat, laid in zip(self.seats, played, strict=False):
+            if seat not in self.learnt and laid and laid[0] in cards:
+                self.learnt[seat] = cards[laid[0]]
+        turn = game.turn
+        if not any(played) and turn is not None and self.seats[turn] not in self.learnt:
+            starter = deal.starter
+            new = [c for c in cards if c not in self._before_play and c != starter]
+            if len(new) == 1:  # the first card of the play: laid by the player whose turn it is
+                self.learnt[self.seats[turn]] = cards[new[0]]
+        return self.learnt != before
+
+
+def _positions(state: TableState) -> dict[Card, tuple[float, float]]:
+    seen = [c for cards in state.seats.values() for c in (*cards.hand, *cards.play)]
+    seen += [*state.crib, *(c for u in state.undecided for c in u.cards)]
+    return {c.card: c.centre for c in seen}
+
+
+def _angle(vector: tuple[float, float]) -> float:
+    return math.atan2(vector[1], vector[0])
+
+
+def _unit(x: float, y: float) -> tuple[float, float]:
+    norm = math.hypot(x, y) or 1.0
+    return x / norm, y / norm

@@ -16,7 +16,7 @@ from scorer.cards import Card
 from scorer.game import Game, Phase
 from scorer.settings import Settings
 from tablemode.follow import Follower, Option, Proposal, option_for
-from tablemode.seats import layout_for, table_seat
+from tablemode.seats import SeatLearner, layout_for, table_seat
 from tablemode.view import TableView, table_view
 from vision.table.cards import FrameCards
 from vision.table.plane import TablePlane
@@ -77,7 +77,9 @@ def follow_clip(
     clip: DealClip, reader: FrameReader, *, until_clear: bool = True, plane: bool = False
 ) -> Followed:
     """Follow `clip` frame by frame from a game whose dealer is the script's; with `plane`,
-    the cards are placed on the table's own plane (`vision.table.plane`) first."""
+    the cards are placed on the table's own plane (`vision.table.plane`) first, and the seats
+    are where the game says they are on it (`tablemode.seats.SeatLearner`), not the picture's
+    edges."""
     script = clip.script
     players = len(script.seats)
     game = Game(Settings(players=players), first_dealer=script.dealer)
@@ -92,6 +94,7 @@ def follow_clip(
     deal = 0
     reading = _PlaneReader(reader, table)
     size = (width, height) if table is None else table.size
+    seats = SeatLearner(players, size) if table is not None else None
     for index, frame in enumerate(clip.frames):
         start = time.perf_counter()
         for cards in reading.ready(frame):  # on a plane: none until it settles, then all
@@ -100,7 +103,10 @@ def follow_clip(
                 smoother.new_deal()
                 deal = number
             dealer = None if game.dealer is None else table_seat(players, game.dealer)
-            smoothed = smoother.update(cards, size, dealer=dealer)
+            seating = seats.seating if seats is not None else smoother.seating
+            smoothed = smoother.update(cards, size, dealer=dealer, seating=seating)
+            if seats is not None:
+                seats.observe(game, smoothed.state)
             view = table_view(smoothed.state, smoother.events, players, frame=str(index))
             for _ in range(64):
                 found = follower.proposals(game, view)

@@ -26,6 +26,7 @@ from typing import Literal, get_args
 from scorer.cards import Card
 from vision.errors import InvalidLayoutError
 from vision.table.cards import Conflict, FrameCards, SeenCard
+from vision.table.seating import DEFAULT_SEATING, Seating
 
 Seat = Literal["bottom", "left", "top", "right"]
 SEATS: tuple[Seat, ...] = get_args(Seat)
@@ -78,6 +79,10 @@ class RoleZones:
     #: Largest plausible hand (6 dealt in a 2-player game) and play row.
     max_hand: int = 6
     max_play: int = 4
+    #: Where seats are placed on the table plane (`Seating.on_table`): index sizes from the
+    #: table's centre to a seat's edge, the unit of the positions above (the clips' table: 320
+    #: px from its centre at 21 px an index).
+    half_table: float = 15.2
 
 
 #: The default thresholds (a module-level value so that other modules can use it as a default).
@@ -125,6 +130,8 @@ class TableState:
     crib_seat: Seat | None = None
     undecided: tuple[Undecided, ...] = ()
     conflicts: tuple[Conflict, ...] = field(default=())
+    #: Where the seats were taken to sit (picture edges unless learnt on the table plane).
+    seating: Seating = DEFAULT_SEATING
 
     def roles(self) -> dict[Card, Role]:
         """Each card's role, e.g. ``{Card('5H'): Role('hand', 'bottom')}``."""
@@ -179,8 +186,10 @@ def assign_roles(
     *,
     dealer: Seat | None = None,
     zones: RoleZones = DEFAULT_ZONES,
+    seating: Seating = DEFAULT_SEATING,
 ) -> TableState:
-    """Place every card of ``frame`` (a ``width, height`` image) in a role or in undecided."""
+    """Place every card of ``frame`` (a ``width, height`` image) in a role or in undecided;
+    seats are where `seating` puts them (the picture's edges unless learnt on the table)."""
     width, height = frame_size
     if width <= 0 or height <= 0:
         raise InvalidLayoutError(f"frame size {width}×{height} is not positive")
@@ -190,9 +199,12 @@ def assign_roles(
     starters: list[list[SeenCard]] = []
     cribs: list[list[SeenCard]] = []
     zoned: dict[tuple[Seat, str], list[list[SeenCard]]] = {}
+    place = _Placing(seating, frame_size, _glyph(frame.cards), zones.half_table)
+    _along, _lateral = seating.along, seating.lateral
     for group in find_groups(frame.cards, zones):
-        u = sum(c.centre[0] for c in group) / len(group) / (width / 2) - 1
-        v = sum(c.centre[1] for c in group) / len(group) / (height / 2) - 1
+        centre = (sum(c.centre[0] for c in group) / len(group),
+                  sum(c.centre[1] for c in group) / len(group))  # fmt: skip
+        u, v = place.at(centre)
         if math.hypot(u, v) < zones.centre_radius:
             if len(group) == 1:
                 starters.append(group)
@@ -202,7 +214,8 @@ def assign_roles(
             continue
         ranked = sorted(layout.seats, key=lambda s: -_along(s, u, v))
         best = ranked[0]
-        if dealer is not None and len(group) == 4 and _beside(dealer, u, v, layout, zones):
+        if dealer is not None and len(group) == 4 and _beside(dealer, u, v, layout, zones,
+                                                               seating):  # fmt: skip
             cribs.append(group)
             continue
         if _along(best, u, v) < zones.seat_min:
@@ -226,7 +239,7 @@ def assign_roles(
         for zone, limit in (("hand", zones.max_hand), ("play", zones.max_play)):
             groups = zoned.get((seat, zone), [])
             if len(groups) == 1 and len(groups[0]) <= limit:
-                rows[zone] = _ordered(groups[0], seat, width, height)
+                rows[zone] = _ordered(groups[0], seat, place)
             elif len(groups) == 1:
                 reason = f"{len(groups[0])} cards in seat {seat}'s {zone} zone (at most {limit})"
                 count = len(groups[0])
@@ -266,11 +279,15 @@ def assign_roles(
         dealer if crib else None,
         tuple(undecided),
         frame.conflicts,
+        seating,
     )
 
 
 def with_roles(
-    state: TableState, roles: Mapping[Card, Role], frame_size: tuple[int, int]
+    state: TableState,
+    roles: Mapping[Card, Role],
+    frame_size: tuple[int, int],
+    zones: RoleZones = DEFAULT_ZONES,
 ) -> TableState:
     """`state` with each card of `roles` moved to that role (a smoother keeps a card's role
     until the card moves; one frame's grouping must not re-zone it). Roles of cards not in
@@ -281,7 +298,7 @@ def with_roles(
     moved = {c: r for c, r in roles.items() if c in seen and r.kind != "undecided" and now[c] != r}
     if not moved:
         return state
-    width, height = frame_size
+    place = _Placing(state.seating, frame_size, _glyph(list(seen.values())), zones.half_table)
     target = now | moved
 
     def placed(kind: RoleKind, seat: Seat | None = None) -> list[SeenCard]:
@@ -289,8 +306,8 @@ def with_roles(
 
     seats = {
         seat: SeatCards(
-            _ordered(placed("hand", seat), seat, width, height),
-            _ordered(placed("play", seat), seat, width, height),
+            _ordered(placed("hand", seat), seat, place),
+            _ordered(placed("play", seat), seat, place),
         )
         for seat in state.layout.seats
     }
@@ -325,6 +342,7 @@ def with_roles(
         crib_seat,
         tuple(undecided),
         state.conflicts,
+        state.seating,
     )
 
 
@@ -336,34 +354,47 @@ def _every_card(state: TableState) -> dict[Card, SeenCard]:
     return {c.card: c for c in cards}
 
 
-def _along(seat: Seat, u: float, v: float) -> float:
-    """How far from the centre towards the seat's edge: 0 at the centre line, 1 at the edge."""
-    return {"bottom": v, "top": -v, "left": -u, "right": u}[seat]
+class _Placing:
+    """Frame pixels to seat units under a seating (`Seating.position`)."""
+
+    def __init__(
+        self, seating: Seating, frame_size: tuple[int, int], glyph: float, half_table: float
+    ) -> None:
+        self.seating, self.frame_size = seating, frame_size
+        self.glyph, self.half_table = glyph, half_table
+
+    def at(self, point: tuple[float, float]) -> tuple[float, float]:
+        return self.seating.position(point, self.frame_size, self.glyph, self.half_table)
 
 
-def _lateral(seat: Seat, u: float, v: float) -> float:
-    """Position across the seat's axis, positive on the player's right."""
-    return {"bottom": u, "top": -u, "left": v, "right": -v}[seat]
+def _glyph(cards: Sequence[SeenCard]) -> float:
+    """The frame's index size: the median of its cards' (1 with none)."""
+    sizes = sorted(c.glyph_size for c in cards)
+    return sizes[len(sizes) // 2] if sizes else 1.0
 
 
-def _beside(dealer: Seat, u: float, v: float, layout: TableLayout, zones: RoleZones) -> bool:
+def _beside(
+    dealer: Seat, u: float, v: float, layout: TableLayout, zones: RoleZones, seating: Seating
+) -> bool:
     """In the dealer's half, off to the side, and not clearly in front of another seat."""
-    along = _along(dealer, u, v)
-    if along < zones.seat_min or abs(_lateral(dealer, u, v)) < zones.crib_lateral:
+    along = seating.along(dealer, u, v)
+    if along < zones.seat_min or abs(seating.lateral(dealer, u, v)) < zones.crib_lateral:
         return False
     return all(
-        along > (1 - zones.seat_ratio) * _along(other, u, v)
+        along > (1 - zones.seat_ratio) * seating.along(other, u, v)
         for other in layout.seats
         if other != dealer
     )
 
 
 def _ordered(
-    group: Sequence[SeenCard], seat: Seat = "bottom", width: int = 2, height: int = 2
+    group: Sequence[SeenCard], seat: Seat = "bottom", place: _Placing | None = None
 ) -> tuple[SeenCard, ...]:
     """Cards left to right as the seat's player sees them (by x when no seat is given)."""
+    if place is None:
+        return tuple(sorted(group, key=lambda c: c.centre[0]))
 
     def key(c: SeenCard) -> float:
-        return _lateral(seat, c.centre[0] / (width / 2) - 1, c.centre[1] / (height / 2) - 1)
+        return place.seating.lateral(seat, *place.at(c.centre))
 
     return tuple(sorted(group, key=key))

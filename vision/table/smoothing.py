@@ -45,6 +45,7 @@ from vision.table.roles import (
     assign_roles,
     with_roles,
 )
+from vision.table.seating import DEFAULT_SEATING, Seating
 
 
 @dataclass(frozen=True)
@@ -285,6 +286,8 @@ class TableSmoother:
         zones: RoleZones = DEFAULT_ZONES,
     ) -> None:
         self.layout, self.config, self.zones = layout, config, zones
+        #: Where the seats sit (`update`'s `seating`): the picture's edges until learnt.
+        self.seating = DEFAULT_SEATING
         self._tracks: list[_Track] = []
         self._frame = -1
         self._laid: list[PlayEvent] = []
@@ -311,8 +314,16 @@ class TableSmoother:
         *,
         dealer: Seat | None = None,
         timestamp: float | None = None,
+        seating: Seating = DEFAULT_SEATING,
     ) -> SmoothedFrame:
+        """The smoothed table after `frame`; `seating` says where the seats sit (learnt on the
+        table plane, or the picture's edges). A new seating re-zones every card once: the roles
+        kept were decided by where the seats were thought to be."""
         self._frame += 1
+        if seating != self.seating:
+            self.seating = seating
+            for track in self._tracks:
+                track.role, track.role_spot = None, None
         shift = self._match(list(frame.cards))
         self._tracks = [t for t in self._tracks if not t.expired]
         tracks, conflicts = self._accepted_tracks()
@@ -322,10 +333,11 @@ class TableSmoother:
             frame_size,
             dealer=dealer,
             zones=self.zones,
+            seating=self.seating,
         )
         now = state.roles()
         kept = {t.identity: t.keep_role(now[t.identity]) for t in tracks if t.identity}
-        state = with_roles(state, kept, frame_size)
+        state = with_roles(state, kept, frame_size, self.zones)
         return SmoothedFrame(self._frame, state, self._play_events(state, timestamp), shift)
 
     def _match(self, sightings: list[SeenCard]) -> tuple[float, float]:
