@@ -7,10 +7,13 @@ its font shipped from matplotlib, and its settings kept in a folder of ours.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import importlib
+import logging
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,12 +33,28 @@ HALF_SUFFIX = ".half"
 CONFIG_DIR = Path(os.environ.get("CRIBCAM_YOLO_CONFIG", "runs/ultralytics-config")).resolve()
 
 
-def offline_ultralytics() -> Any:
-    """Import ultralytics with every network path switched off; returns the YOLO class."""
+#: The settings folder `offline_ultralytics` set last (empty: none yet).
+_SET_HERE: list[Path] = []
+
+
+def offline_ultralytics(config_dir: Path | None = None, *, quiet: bool = False) -> Any:
+    """Import ultralytics with every network path switched off; returns the YOLO class. Its
+    settings and font go to `config_dir` (default `CONFIG_DIR`; a deck tune passes a folder in
+    the decks folder, so nothing lands in the current folder). Ultralytics reads the folder on
+    its first import: a later call with another folder only gets the font copied there too,
+    and a later call without one keeps the folder an earlier call set. `quiet` keeps its first
+    import from logging (its settings file's creation, three lines): its verbosity is read then,
+    for the process (`YOLO_VERBOSE`, unless already set; warnings still show)."""
+    if quiet:
+        os.environ.setdefault("YOLO_VERBOSE", "False")
+    if config_dir is None:
+        config_dir = _SET_HERE[0] if _SET_HERE else CONFIG_DIR
+    config_dir = config_dir.resolve()
+    _SET_HERE[:] = [config_dir]
     os.environ["YOLO_OFFLINE"] = "1"
     os.environ["YOLO_AUTOINSTALL"] = "false"
-    os.environ["YOLO_CONFIG_DIR"] = str(CONFIG_DIR)
-    font_dir = CONFIG_DIR / "Ultralytics"
+    os.environ["YOLO_CONFIG_DIR"] = str(config_dir)
+    font_dir = config_dir / "Ultralytics"
     font_dir.mkdir(parents=True, exist_ok=True)
     font = font_dir / "Arial.ttf"
     if not font.exists():
@@ -44,6 +63,20 @@ def offline_ultralytics() -> Any:
         bundled = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
         shutil.copy(bundled, font)
     return importlib.import_module("ultralytics").YOLO
+
+
+@contextlib.contextmanager
+def quiet_ultralytics() -> Iterator[None]:
+    """Ultralytics' log (hundreds of lines a training) and its progress bars silenced while
+    inside, its warnings still said: its bars follow its logger's level. For the deck tune,
+    whose caller shows its own progress (a tqdm bar on the CLI, `GET /api/tune` on the server)."""
+    logger = logging.getLogger("ultralytics")
+    level = logger.level
+    logger.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 #: Stage 1: one class, no mirror images (a mirrored glyph is no glyph). The scenes already hold

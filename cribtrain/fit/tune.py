@@ -63,6 +63,8 @@ GENERAL_DECKS = 6
 #: printed light on dark. Measured: the real black-and-gold deck 100 %, the other real decks
 #: 1-3 %, the held-out rendered designs 0-33 % (red ink on a pale face, glare).
 LIGHT_DECK_SHARE = 0.5
+#: Ultralytics' settings folder, in the decks folder (a name no deck can have).
+ULTRALYTICS_DIR = ".ultralytics"
 #: How to install what the tune needs (torch, ultralytics), from a checkout.
 TRAIN_HINT = 'pip install -e ".[train]"'
 
@@ -192,7 +194,9 @@ def tune_profile(
         if not needed.exists():
             raise TuneError(f"base reader not found: {needed}")
     staged = store.staging(name, copy_current=cards is None)
-    work = Path(tempfile.mkdtemp(prefix="cribcam-tune-"))
+    # the tune's scratch and ultralytics' settings live in the decks folder (hidden names, no
+    # deck's): nothing is written in the current folder
+    work = Path(tempfile.mkdtemp(prefix=".tune-", dir=store.root))
     try:
         record = _record(store, name, staged, cards)
         train, held = _split(staged, record)
@@ -205,14 +209,16 @@ def tune_profile(
         _write_data(work / "data", train, held, general, settings, rng, with_none=with_none)
         before = held_out_accuracy(base_onnx, held, settings.eval_angles)
         left = settings.budget_s - (time.monotonic() - start) - settings.reserve_s
-        weights = _train(work, base_weights, max(left, 5.0), settings, progress, cancel)
+        weights = _train(work, base_weights, max(left, 5.0), settings, progress, cancel,
+                         config_dir=store.root / ULTRALYTICS_DIR)  # fmt: skip
         _report(progress, 1.0, "exporting")
-        from cribtrain.fit.train import blend_weights, export_onnx, set_metadata
+        from cribtrain.fit.train import blend_weights, export_onnx, quiet_ultralytics, set_metadata
 
         if settings.tuned_share < 1.0:
             weights = blend_weights(base_weights, weights, settings.tuned_share, work / "blend.pt")
 
-        export_onnx(weights, staged / READER_FILE, **export_settings(base_onnx))
+        with quiet_ultralytics():
+            export_onnx(weights, staged / READER_FILE, **export_settings(base_onnx))
         after = held_out_accuracy(staged / READER_FILE, held, settings.eval_angles)
         kept_base = before is not None and after is not None and after < before - settings.worse_by
         if kept_base:
@@ -301,12 +307,14 @@ def _write_data(root: Path, train: Sequence[tuple[str, Image]], held: Sequence[t
 
 
 def _train(work: Path, base_weights: Path, seconds: float, settings: TuneSettings,
-           progress: Progress | None, cancel: Cancel | None) -> Path:  # fmt: skip
-    """Ultralytics classify from the base weights for `seconds`; returns the last weights."""
+           progress: Progress | None, cancel: Cancel | None, *,
+           config_dir: Path | None = None) -> Path:  # fmt: skip
+    """Ultralytics classify from the base weights for `seconds`, its log silenced (the caller
+    reports `progress`); returns the last weights. Ultralytics' settings go to `config_dir`."""
     try:
-        from cribtrain.fit.train import READER_ARGS, offline_ultralytics
+        from cribtrain.fit.train import READER_ARGS, offline_ultralytics, quiet_ultralytics
 
-        yolo = offline_ultralytics()
+        yolo = offline_ultralytics(config_dir, quiet=True)
     except ImportError as error:
         raise TuneError(f"tuning needs the train extra: {TRAIN_HINT}") from error
     model = yolo(str(base_weights))
@@ -320,12 +328,13 @@ def _train(work: Path, base_weights: Path, seconds: float, settings: TuneSetting
 
     model.add_callback("on_train_batch_end", on_batch)
     args = dict(READER_ARGS, batch=settings.batch, lr0=0.003, warmup_epochs=0.0)
-    model.train(
-        data=str(work / "data"), time=seconds / 3600, epochs=1000, device="cpu",
-        project=str(work / "runs"), name="tune", exist_ok=True, pretrained=True, amp=False,
-        plots=False, workers=0, patience=0, verbose=False, val=False, seed=settings.seed,
-        **args,
-    )  # fmt: skip
+    with quiet_ultralytics():
+        model.train(
+            data=str(work / "data"), time=seconds / 3600, epochs=1000, device="cpu",
+            project=str(work / "runs"), name="tune", exist_ok=True, pretrained=True, amp=False,
+            plots=False, workers=0, patience=0, verbose=False, val=False, seed=settings.seed,
+            **args,
+        )  # fmt: skip
     last = work / "runs" / "tune" / "weights" / "last.pt"
     if not last.exists():
         raise TuneError("training wrote no weights")

@@ -161,3 +161,41 @@ def test_only_a_clearly_worse_tune_keeps_the_base_reader(
     assert (file_hash(reader) == file_hash(MODELS / READER_FILE)) == kept_base
     assert (reader.read_bytes() == b"the tuned reader") != kept_base
     assert copy.get("home").record["reader"] == ("base" if kept_base else "tuned")
+
+
+def test_cribcam_enroll_tunes_quietly_and_writes_only_in_the_decks_folder(
+    tmp_path: Path,
+) -> None:
+    """`cribcam enroll` without a terminal, run from an empty folder: the tune shows its tqdm
+    bar, not ultralytics' training log, and nothing is written outside the decks folder (no
+    `runs/ultralytics-config/`, no crop grid in the current folder)."""
+    import os
+    import subprocess
+    import sys
+
+    decks = load_decks([FIXTURE])
+    image, _ = layout(decks, [rank + "C" for rank in RANKS], seed=20)
+    shot = tmp_path / "clubs.png"
+    assert cv2.imwrite(str(shot), image)
+    here, root = tmp_path / "here", tmp_path / "decks"
+    here.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "CRIBCAM_YOLO_CONFIG"}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[3])
+    done = subprocess.run(
+        [sys.executable, "-m", "cribcam", "enroll", "pub", str(shot), "--suits", "C", "--yes",
+         "--budget", "60", "--models", str(MODELS), "--decks", str(root)],
+        cwd=here, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+        timeout=600,
+    )  # fmt: skip
+    said = done.stdout + done.stderr
+    assert done.returncode == 0, said
+    assert list(here.rglob("*")) == [], "nothing is written in the current folder"
+    assert sorted(p.name for p in root.iterdir() if p.name != "active") == [
+        ".enroll-pub",
+        ".ultralytics",
+        "pub",
+    ]
+    assert "tuning" in done.stderr and "%" in done.stderr  # the tqdm bar
+    for noise in ("Epoch", "Ultralytics", "optimizer:", "train: ", "Optimizer stripped"):
+        assert noise not in said, f"ultralytics' log leaked: {noise!r} in\n{said}"
+    assert len(done.stdout.splitlines()) < 40, done.stdout
