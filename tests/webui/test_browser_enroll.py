@@ -4,9 +4,12 @@ corrected with the picker, the deck is saved without tuning and listed."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from cribtrain.data.synth import load_decks
@@ -14,6 +17,7 @@ from tests.vision.decks.test_enroll import CLUBS, FIXTURE, layout
 from tests.webui.test_browser import chromium, phone_page
 from tests.webui.test_serve import Server
 from vision.decks.layout import RANKS
+from vision.detection.detections import CLASS_NAMES
 
 pytestmark = pytest.mark.slow  # a real browser: left out of the fast loop
 
@@ -59,4 +63,76 @@ def test_enrol_a_suit_correct_a_card_and_save(server: Server, tmp_path: Path) ->
     assert set(labels) <= {f"{rank}♣" for rank in RANKS}
     assert (tmp_path / "enrol.png").stat().st_size > 0
     assert (tmp_path / "decks" / "kitchen" / "profile.json").exists()
+    assert errors == []
+
+
+#: Real photos for the same run (`CRIBCAM_DEV_REAL`: the dev-real set's folder, which the
+#: checkout does not hold): four webcam stills of many cards on a white table.
+DEV_REAL = os.environ.get("CRIBCAM_DEV_REAL")
+REAL_PHOTOS = ("dev_0575.jpg", "dev_0588.jpg", "dev_0591.jpg", "dev_0598.jpg")
+#: Where the screenshots go (`CRIBCAM_SHOTS`), to be looked at; else the test's own folder.
+SHOTS = os.environ.get("CRIBCAM_SHOTS")
+
+
+def spread(tmp_path: Path) -> list[Path]:
+    """The whole deck laid out over 4 photos, 13 cards in each, in no suit's order."""
+    decks = load_decks([FIXTURE])
+    order = [CLASS_NAMES[k] for k in np.random.default_rng(7).permutation(52)]
+    photos = []
+    for k in range(4):
+        image, _ = layout(decks, order[13 * k : 13 * k + 13], seed=30 + k)
+        photos.append(tmp_path / f"spread-{k + 1}.png")
+        assert cv2.imwrite(str(photos[-1]), image)
+    return photos
+
+
+def real(tmp_path: Path) -> list[Path]:
+    if not DEV_REAL:
+        pytest.skip("CRIBCAM_DEV_REAL (the dev-real photos' folder) is not set")
+    return [Path(DEV_REAL) / "images" / name for name in REAL_PHOTOS]
+
+
+@pytest.mark.parametrize("photos", [spread, real], ids=["rendered", "dev-real"])
+def test_a_deck_spread_over_four_photos_each_card_boxed_on_its_photo(
+    server: Server, tmp_path: Path, photos: Callable[[Path], list[Path]]
+) -> None:
+    """Four photos chosen at once are read one after another with a progress bar; every
+    proposal is shown as its whole card boxed on its photo (the `where` image, numbered, its
+    photo named), and the correcting dialog shows it too, with the likeliest names as buttons."""
+    files = photos(tmp_path)
+    out = Path(SHOTS) if SHOTS else tmp_path
+    out.mkdir(parents=True, exist_ok=True)
+    stem = files[0].stem.split("-")[0]
+    with chromium() as browser:
+        errors: list[str] = []
+        page = phone_page(browser, errors)
+        page.goto(server.url + "/enroll")
+        page.fill("#start-form input[name=name]", "spread")
+        page.click("#start-form button[type=submit]")
+        page.wait_for_selector("#shoot-panel:not([hidden])")
+        page.set_input_files("#shot-file", [str(f) for f in files])
+        page.wait_for_selector("#shot-progress:not([hidden])", state="attached")
+        page.wait_for_function("document.querySelectorAll('#shots li').length === 4")
+        page.wait_for_function("document.getElementById('shot-progress').hidden")
+        assert "4 photos read" in page.inner_text("#shot-progress-text")
+        page.evaluate("document.querySelectorAll('#grid img').forEach((i) => i.loading = 'eager')")
+        page.wait_for_function("[...document.querySelectorAll('#grid img')]"
+                               ".every((i) => i.complete && i.naturalWidth > 0)")  # fmt: skip
+        tiles = page.query_selector_all("#grid .tile")
+        sources = [t.query_selector("img").get_attribute("src") for t in tiles]  # type: ignore[union-attr]
+        numbers = [t.query_selector(".num").inner_text() for t in tiles]  # type: ignore[union-attr]
+        page.screenshot(path=str(out / f"{stem}-grid.png"), full_page=True)
+        page.locator("#grid").screenshot(path=str(out / f"{stem}-tiles.png"))
+        tiles[0].click()
+        page.wait_for_selector("#fix-dialog[open]")
+        page.wait_for_function("document.getElementById('fix-img').naturalWidth > 0")
+        choices = page.query_selector_all("#fix-choices button")
+        page.screenshot(path=str(out / f"{stem}-fix.png"))
+        page.click("#fix-cancel")
+    assert len(tiles) >= (40 if stem == "spread" else 10)
+    assert all(s and s.endswith("/where.jpg") for s in sources)
+    assert all("photo" in n for n in numbers) and {n.split()[-1] for n in numbers} == {
+        "1", "2", "3", "4"
+    }  # fmt: skip
+    assert 1 <= len(choices) <= 4
     assert errors == []

@@ -41,10 +41,12 @@ SESSION_IDLE_S = 3 * 3600.0
 MAX_SHOTS = 200
 #: The longest side a kept photo is shrunk to (the card shown boxed on it needs no more).
 PHOTO_SIDE = 1280
-#: The longest side of the image of a card boxed on its photo, and the photo around the box it
-#: shows (the box's size again on each side, at least this share of the photo's longer side).
+#: The side of the image of a card boxed on its photo, and the square of the photo it shows:
+#: the card's longer side this many times over (the card fills about 60 % of it, its neighbours
+#: around it), at least this share of the photo's longer side, at most the photo's shorter side.
 WHERE_PX = 360
-WHERE_CONTEXT = 0.35
+WHERE_SPAN = 1.6
+WHERE_CONTEXT = 0.2
 
 
 class EnrollReader(Protocol):
@@ -79,7 +81,7 @@ def keep_photo(image: Image) -> tuple[bytes, float]:
 
 
 def where_image(shot: HeldShot, candidate: Candidate, *, side: int = WHERE_PX) -> Image:
-    """The card of `candidate` boxed on its photo: the photo around its card box (`WHERE_CONTEXT`),
+    """The card of `candidate` boxed on its photo: the photo around its card box (`WHERE_SPAN`),
     the card box drawn thick (orange: to check; green: sure) and its corners thin, the card's
     number at the box's corner, shrunk to at most `side` pixels a side."""
     photo = cv2.imdecode(np.frombuffer(shot.jpeg, np.uint8), cv2.IMREAD_COLOR)
@@ -87,10 +89,13 @@ def where_image(shot: HeldShot, candidate: Candidate, *, side: int = WHERE_PX) -
         raise ApiError(f"photo {shot.number} of this enrolment could not be read back", 500)
     height, width = photo.shape[:2]
     x1, y1, x2, y2 = (v * shot.scale for v in candidate.where)
-    reach = max(x2 - x1, y2 - y1, WHERE_CONTEXT * max(width, height))
+    side_px = min(max(WHERE_SPAN * max(x2 - x1, y2 - y1), WHERE_CONTEXT * max(width, height)),
+                  float(width), float(height))  # fmt: skip
     cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
-    left, top = int(max(0.0, cx - reach)), int(max(0.0, cy - reach))
-    right, bottom = int(min(float(width), cx + reach)), int(min(float(height), cy + reach))
+    # a square window centred on the card, moved (not cut) to stay inside the photo
+    left = int(min(max(0.0, cx - side_px / 2), width - side_px))
+    top = int(min(max(0.0, cy - side_px / 2), height - side_px))
+    right, bottom = left + int(side_px), top + int(side_px)
     view: Image = np.ascontiguousarray(photo[top:bottom, left:right], np.uint8)
     zoom = side / max(view.shape[:2])
     size = (max(1, round(view.shape[1] * zoom)), max(1, round(view.shape[0] * zoom)))
@@ -104,15 +109,18 @@ def where_image(shot: HeldShot, candidate: Candidate, *, side: int = WHERE_PX) -
     for box in candidate.boxes:
         bx1, by1, bx2, by2 = (float(v) * shot.scale for v in box)
         cv2.rectangle(view, at(bx1, by1), at(bx2, by2), colour, 1, cv2.LINE_AA)
-    cv2.rectangle(view, at(x1, y1), at(x2, y2), (255, 255, 255), 5, cv2.LINE_AA)
-    cv2.rectangle(view, at(x1, y1), at(x2, y2), colour, 3, cv2.LINE_AA)
+    # thick enough to see on the page's tiles, which show this image at a third of its size
+    line = max(3, round(max(view.shape[:2]) / 60))
+    cv2.rectangle(view, at(x1, y1), at(x2, y2), (255, 255, 255), line + 4, cv2.LINE_AA)
+    cv2.rectangle(view, at(x1, y1), at(x2, y2), colour, line, cv2.LINE_AA)
     label = str(candidate.number)
-    (tw, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, 0.6, 2)
+    scale = max(view.shape[:2]) / 300
+    (tw, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, scale, 2)
     lx, ly = at(x1, y1)
-    lx, ly = max(0, min(lx, view.shape[1] - tw - 6)), max(th + 6, ly)
-    cv2.rectangle(view, (lx, ly - th - 6), (lx + tw + 6, ly), colour, -1)
-    cv2.putText(view, label, (lx + 3, ly - 4), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 255, 255), 2,
-                cv2.LINE_AA)  # fmt: skip
+    lx, ly = max(0, min(lx, view.shape[1] - tw - 8)), max(th + 8, ly)
+    cv2.rectangle(view, (lx, ly - th - 8), (lx + tw + 8, ly), colour, -1)
+    cv2.putText(view, label, (lx + 4, ly - 4), cv2.FONT_HERSHEY_SIMPLEX, scale, (255, 255, 255),
+                2, cv2.LINE_AA)  # fmt: skip
     return view
 
 

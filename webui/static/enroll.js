@@ -298,6 +298,7 @@ async function sendShots(files) {
   bar.hidden = true;
   $("shot-progress-text").textContent = files.length > 1
     ? tn("{n} photo read.", "{n} photos read.", files.length - refused.length) : "";
+  if (files.length > 1 && !refused.length) $("shot-status").textContent = "";  // the last photo's count
   if (refused.length && files.length > 1) {
     $("shot-status").className = "error";
     $("shot-status").textContent = refused.join(" ");
