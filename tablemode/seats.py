@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from scorer.cards import Card
 from scorer.game import Game, Phase
-from vision.table.roles import Seat, TableLayout, TableState
+from vision.table.roles import Seat, TableLayout, TablePhase, TableState
 from vision.table.seating import EDGE_AXES, Seating
 
 LAYOUTS: dict[int, tuple[Seat, ...]] = {
@@ -37,6 +37,20 @@ def layout_for(players: int) -> TableLayout:
 def table_seat(players: int, seat: int) -> Seat:
     """The frame edge where game seat `seat` sits."""
     return LAYOUTS[players][seat]
+
+
+def table_phase(game: Game) -> TablePhase | None:
+    """Where the deal is, in the camera's terms (`vision.table.roles.TablePhase`): the roles
+    the table can hold follow from it (no starter once the play has begun; after the play the
+    cards turned up together are the crib). None between games."""
+    phase = game.phase
+    if phase in (Phase.DEAL, Phase.DISCARD, Phase.STARTER):
+        return "deal"
+    if phase is Phase.PLAY:
+        return "play"
+    if phase is Phase.SHOW:
+        return "show"
+    return None
 
 
 def game_seat(players: int, edge: str) -> int | None:

@@ -16,7 +16,7 @@ from scorer.cards import Card
 from scorer.game import Game, Phase
 from scorer.settings import Settings
 from tablemode.follow import Follower, Option, Proposal, option_for
-from tablemode.seats import SeatLearner, layout_for, table_seat
+from tablemode.seats import SeatLearner, layout_for, table_phase, table_seat
 from tablemode.view import TableView, table_view
 from vision.table.cards import FrameCards
 from vision.table.plane import TablePlane
@@ -104,7 +104,9 @@ def follow_clip(
                 deal = number
             dealer = None if game.dealer is None else table_seat(players, game.dealer)
             seating = seats.seating if seats is not None else smoother.seating
-            smoothed = smoother.update(cards, size, dealer=dealer, seating=seating)
+            smoothed = smoother.update(
+                cards, size, dealer=dealer, seating=seating, phase=table_phase(game)
+            )
             if seats is not None:
                 seats.observe(game, smoothed.state)
             view = table_view(smoothed.state, smoother.events, players, frame=str(index))
@@ -128,13 +130,15 @@ def follow_clip(
 
 class _PlaneReader:
     """Each frame's cards as the picture has them or, with a table plane, on the plane: the
-    frames before the plane settles are held, then placed with the settled plane all at once
-    (an unsettled plane would put the first cards laid in the wrong rows); from then on the
-    picture is turned to look straight down and read there."""
+    frames before the plane settles are held, then read again turned to look straight down
+    with the settled plane, all at once (an unsettled plane would put the first cards laid in
+    the wrong rows, and far small cards read in the picture are misread); from then on each
+    picture is turned and read there."""
 
     def __init__(self, reader: FrameReader, table: TablePlane | None) -> None:
         self.reader, self.table = reader, table
-        self.held: list[FrameCards] = []
+        #: The frames held, with what the picture itself showed (before any card: nothing).
+        self.held: list[tuple[Image, FrameCards]] = []
 
     def ready(self, frame: Image) -> list[FrameCards]:
         table = self.table
@@ -147,11 +151,15 @@ class _PlaneReader:
         cards = self.reader.cards(frame)
         table.update(cards)
         table.rectify(cards)  # measures the scale
-        self.held.append(cards)
+        self.held.append((frame, cards))
         if not table.settled:
             return []
         held, self.held = self.held, []
-        return [table.rectify(each) for each in held]
+        # From the first card seen on: a far card the picture missed may read once turned.
+        first = next(i for i, (_, c) in enumerate(held) if c.cards)
+        return [c for _, c in held[:first]] + [
+            self.reader.cards(table.warp(f)) for f, _ in held[first:]
+        ]
 
 
 def _truth(script: DealScript) -> dict[str, tuple[Card, ...]]:

@@ -9,7 +9,7 @@ import pytest
 from scorer.cards import parse_card
 from scorer.game import Game
 from scorer.settings import Settings
-from tablemode.seats import SeatLearner
+from tablemode.seats import SeatLearner, table_phase
 from tests.tabletop import card_detections, table
 from vision.table.cards import cards_from_detections
 from vision.table.roles import Seat, TableLayout, TableState, assign_roles
@@ -67,3 +67,18 @@ def test_the_cut_for_deal_seats_every_player_clockwise() -> None:
         assert near(axes[seat], axis), seat
     with pytest.raises(ValueError, match="3 cards cut for 4"):
         learner.cut(corner[:3])
+
+
+def test_the_phase_the_camera_is_told_follows_the_game() -> None:
+    game = Game(Settings(players=2), first_dealer=0)
+    assert table_phase(game) == "deal"
+    game.deal(None)
+    for seat in range(2):
+        game.discard(seat, None)
+    assert table_phase(game) == "deal"
+    game.cut_starter(parse_card("5H"))
+    assert table_phase(game) == "play"
+    for seat, card in [(1, "10D"), (0, "5S"), (1, "6D"), (0, "JS"), (1, "4D"), (0, "3H"),
+                       (1, "AD"), (0, "2S")]:  # fmt: skip
+        game.play(seat, parse_card(card))
+    assert table_phase(game) == "show"

@@ -11,6 +11,10 @@ where it lies, in coordinates normalised to the frame (centre 0, edges ±1):
 - a group of exactly 4 cards beside the dealer (off to the side of the dealer's axis) is the
   crib. Convention: the crib is put to one side of the dealer, not in front.
 
+What the game says of the deal (`TablePhase`, from the caller: this module knows nothing of the
+game) rules roles out: once the play has begun a lone card in the centre is no starter (the
+starter turned before keeps its role in the smoother) but a card of the seat it lies towards.
+
 Whatever does not fit one role (a group between two seats, two groups in one zone, a crowd in
 the centre, a side group when the dealer is unknown) goes to ``undecided`` with the reason: the
 caller shows it to the players instead of scoring a guess.
@@ -37,6 +41,11 @@ UndecidedCode = Literal[
     "centre", "no seat", "between seats", "crib no dealer", "too many", "groups", "lone cards",
     "cribs", "two cribs",
 ]  # fmt: skip
+
+
+#: Where the deal is, as the game says (TABLE-MODE.md): before the play (the deal, the discards,
+#: the starter), the play, or after it (the show: the crib is turned).
+TablePhase = Literal["deal", "play", "show"]
 
 
 @dataclass(frozen=True)
@@ -79,6 +88,8 @@ class RoleZones:
     #: Largest plausible hand (6 dealt in a 2-player game) and play row.
     max_hand: int = 6
     max_play: int = 4
+    #: The crib's cards: after the play, this many cards turned up together are the crib.
+    crib_cards: int = 4
     #: Where seats are placed on the table plane (`Seating.on_table`): index sizes from the
     #: table's centre to a seat's edge, the unit of the positions above (the clips' table: 320
     #: px from its centre at 21 px an index).
@@ -187,9 +198,12 @@ def assign_roles(
     dealer: Seat | None = None,
     zones: RoleZones = DEFAULT_ZONES,
     seating: Seating = DEFAULT_SEATING,
+    phase: TablePhase | None = None,
 ) -> TableState:
     """Place every card of ``frame`` (a ``width, height`` image) in a role or in undecided;
-    seats are where `seating` puts them (the picture's edges unless learnt on the table)."""
+    seats are where `seating` puts them (the picture's edges unless learnt on the table).
+    `phase` (None: unknown) rules out what the game rules out: no new starter once the play
+    has begun."""
     width, height = frame_size
     if width <= 0 or height <= 0:
         raise InvalidLayoutError(f"frame size {width}×{height} is not positive")
@@ -205,7 +219,9 @@ def assign_roles(
         centre = (sum(c.centre[0] for c in group) / len(group),
                   sum(c.centre[1] for c in group) / len(group))  # fmt: skip
         u, v = place.at(centre)
-        if math.hypot(u, v) < zones.centre_radius:
+        # The play has begun: a lone card in the centre is laid, no starter.
+        starter_possible = phase in (None, "deal") or len(group) > 1
+        if math.hypot(u, v) < zones.centre_radius and starter_possible:
             if len(group) == 1:
                 starters.append(group)
             else:

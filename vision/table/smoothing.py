@@ -10,7 +10,11 @@ shakes. `TableSmoother` keeps one *track* per spot on the table and
 - follows camera shake by estimating each frame's global shift from cards matched by identity;
 - emits a `PlayEvent` ("seat S laid card C") once per card and deal, when a card with a stable
   identity has sat in a seat's play row for ``play_confirm`` frames, in the order the cards
-  reached the rows;
+  were laid (the frame each was first seen at its spot, not when its identity settled: a card
+  laid first but read late holds back the cards laid after it, up to ``order_wait`` frames);
+- takes what the game says of the deal (`update`'s `phase`, from the caller): once the play has
+  begun no new starter; after it, the cards turned up together (none laid in the play, all new
+  since the last card laid) are the crib wherever they lie, even touching a play row;
 - keeps each card's role until the card moves (TABLE-MODE.md): one frame's grouping or a shaking
   camera must not re-zone it. A card already on the table when the smoother starts (first seen
   in its first ``settle_frames`` frames) or when `new_deal` is called is no play until it moves.
@@ -41,6 +45,7 @@ from vision.table.roles import (
     RoleZones,
     Seat,
     TableLayout,
+    TablePhase,
     TableState,
     assign_roles,
     with_roles,
@@ -83,6 +88,9 @@ class SmoothingConfig:
     #: Weight of the newest position in the running average.
     position_weight: float = 0.5
     play_confirm: int = 2
+    #: A card laid after another whose identity has not settled yet waits at most this many
+    #: frames from the other's arrival (a card that never settles must not stop the play).
+    order_wait: int = 15
 
 
 @dataclass(frozen=True)
@@ -95,6 +103,8 @@ class PlayEvent:
     timestamp: float | None = None
     #: The track's likeliest cards when the event was emitted (`SeenCard.choices`).
     choices: tuple[tuple[Card, float], ...] = ()
+    #: The frame the card was first seen where it lies (laid), None when not known.
+    laid: int | None = None
 
     def __str__(self) -> str:
         return f"{self.seat} laid {self.card}"
@@ -135,14 +145,24 @@ class _Track:
     role_spot: tuple[float, float] | None = None
     #: Where it lay when the deal started (or the smoother did): no play unless it moves.
     settled: tuple[float, float] | None = None
+    #: The frame it was first seen at its spot (created, or moved there): when it was laid.
+    arrived: int = -1
+    #: Its play event was emitted this deal (whatever its identity reads since).
+    played: bool = False
 
-    def observe(self, seen: SeenCard, shift: tuple[float, float]) -> None:
+    def __post_init__(self) -> None:
+        if self.arrived < 0:
+            self.arrived = self.created
+
+    def observe(self, seen: SeenCard, shift: tuple[float, float], frame: int) -> None:
         g = seen.glyph_size
         expected = (self.centre[0] + shift[0], self.centre[1] + shift[1])
         centre = self.locate(seen, expected)
         if math.dist(centre, expected) > self.config.match_radius * g:
             centre = seen.centre  # the card moved: trust the sighting
         jump = math.dist(centre, expected) > self.config.match_radius * g
+        if jump:
+            self.arrived = frame  # laid anew here
         # The first whole sighting corrects a centre guessed from one corner: not a move.
         first_whole = seen.indices_seen >= 2 and not self.seen_whole
         self.seen_whole |= seen.indices_seen >= 2
@@ -292,6 +312,8 @@ class TableSmoother:
         self._frame = -1
         self._laid: list[PlayEvent] = []
         self._emitted: set[Card] = set()
+        #: When the last card played this deal was laid (-1: none yet).
+        self._last_laid = -1
 
     @property
     def events(self) -> tuple[PlayEvent, ...]:
@@ -303,8 +325,9 @@ class TableSmoother:
         on the table now are no plays of the new deal unless they move."""
         self._laid.clear()
         self._emitted.clear()
+        self._last_laid = -1
         for track in self._tracks:
-            track.play_seat, track.play_streak = None, 0
+            track.play_seat, track.play_streak, track.played = None, 0, False
             track.settle()
 
     def update(
@@ -315,15 +338,19 @@ class TableSmoother:
         dealer: Seat | None = None,
         timestamp: float | None = None,
         seating: Seating = DEFAULT_SEATING,
+        phase: TablePhase | None = None,
     ) -> SmoothedFrame:
         """The smoothed table after `frame`; `seating` says where the seats sit (learnt on the
         table plane, or the picture's edges). A new seating re-zones every card once: the roles
-        kept were decided by where the seats were thought to be."""
+        kept were decided by where the seats were thought to be. `phase` is where the game
+        says the deal is (None: unknown, roles by place alone)."""
         self._frame += 1
         if seating != self.seating:
             self.seating = seating
             for track in self._tracks:
-                track.role, track.role_spot = None, None
+                # The starter is the card turned before the play, wherever the seats are.
+                if phase in (None, "deal") or track.role is None or track.role.kind != "starter":
+                    track.role, track.role_spot = None, None
         shift = self._match(list(frame.cards))
         self._tracks = [t for t in self._tracks if not t.expired]
         tracks, conflicts = self._accepted_tracks()
@@ -334,11 +361,36 @@ class TableSmoother:
             dealer=dealer,
             zones=self.zones,
             seating=self.seating,
+            phase=phase,
         )
         now = state.roles()
         kept = {t.identity: t.keep_role(now[t.identity]) for t in tracks if t.identity}
+        if phase == "show" and dealer is not None:
+            kept |= self._crib(tracks, dealer)
         state = with_roles(state, kept, frame_size, self.zones)
         return SmoothedFrame(self._frame, state, self._play_events(state, timestamp), shift)
+
+    def _crib(self, tracks: list[_Track], dealer: Seat) -> dict[Card, Role]:
+        """After the play: the cards turned up since the last card laid, none of them laid in
+        the play nor on the table from the deal's start, are the dealer's crib when they are
+        as many as a crib holds, wherever they lie (a row, a fan, a spread pile)."""
+        new = [
+            t
+            for t in tracks
+            if t.identity is not None
+            and not t.played
+            and t.identity not in self._emitted
+            and t.settled is None
+            and t.arrived > self._last_laid
+            and (t.role is None or t.role.kind != "starter")
+        ]
+        if len(new) != self.zones.crib_cards:
+            return {}
+        crib = Role("crib", dealer)
+        for track in new:
+            if track.role != crib:
+                track.role, track.role_spot = crib, track.centre
+        return {t.identity: crib for t in new if t.identity is not None}
 
     def _match(self, sightings: list[SeenCard]) -> tuple[float, float]:
         """Associate this frame's sightings with tracks; returns the estimated camera shift."""
@@ -406,13 +458,13 @@ class TableSmoother:
         absorb()
         for track in self._tracks:
             if id(track) in matched:
-                track.observe(matched[id(track)], shift)
+                track.observe(matched[id(track)], shift, self._frame)
             else:
                 track.miss(shift)
         for s in sightings:
             if id(s) not in used:
                 track = _Track(self._frame, s, s.centre, self.config)
-                track.observe(s, (0.0, 0.0))
+                track.observe(s, (0.0, 0.0), self._frame)
                 if self._frame < self.config.settle_frames:
                     track.settle()
                 self._tracks.append(track)
@@ -450,10 +502,17 @@ class TableSmoother:
         ready: list[tuple[tuple[int, int, int, int], Seat, Card, _Track]] = []
         last = self.layout.seats.index(self._laid[-1].seat) if self._laid else -1
         n = len(self.layout.seats)
+        #: When each card in a play row, not played yet and not ready, was laid: a card laid
+        #: after it waits for it (its identity may settle late: a far card misread at first).
+        unsettled: list[int] = []
         for track in self._tracks:
-            if not track.stable or track.identity is None or track.settled is not None:
+            if track.identity is None or track.settled is not None or track.played:
                 continue
             place = rows.get(track.identity)
+            if not track.stable:
+                if place is not None and track.identity not in self._emitted:
+                    unsettled.append(track.arrived)
+                continue
             if place is None:
                 track.play_seat, track.play_streak = None, 0
                 continue
@@ -464,14 +523,21 @@ class TableSmoother:
             confirmed = track.play_streak >= self.config.play_confirm
             if confirmed and track.identity not in self._emitted:
                 turn = (self.layout.seats.index(seat) - last - 1) % n
-                order = (track.play_since, track.created, turn, index)
+                order = (track.arrived, track.play_since, turn, index)
                 ready.append((order, seat, track.identity, track))
+            elif track.identity not in self._emitted:
+                unsettled.append(track.arrived)
         events = []
         for _, seat, card, track in sorted(ready, key=lambda r: r[0]):
             if card in self._emitted:
                 continue  # two spots with one identity: the card is laid once
-            event = PlayEvent(seat, card, self._frame, timestamp, track.choices())
+            waiting = [a for a in unsettled if a < track.arrived]
+            if any(self._frame - a <= self.config.order_wait for a in waiting):
+                break  # a card laid before it is not read yet: the play keeps its order
+            event = PlayEvent(seat, card, self._frame, timestamp, track.choices(), track.arrived)
             self._emitted.add(card)
+            track.played = True
+            self._last_laid = max(self._last_laid, track.arrived)
             self._laid.append(event)
             events.append(event)
         return tuple(events)

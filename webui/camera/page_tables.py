@@ -18,7 +18,7 @@ from scorer.cards import Card
 from scorer.game import Game
 from scorer.json_api import show_to_json
 from scorer.show import score_show
-from tablemode.seats import game_seat, layout_for, table_seat
+from tablemode.seats import game_seat, layout_for, table_phase, table_seat
 from tablemode.view import TableView, table_view
 from vision.table.cards import FrameCards
 from vision.table.roles import TableState
@@ -71,7 +71,7 @@ class PageTables:
             self._smoothers[game_id] = kept
             while len(self._smoothers) > self._kept:
                 self._smoothers.popitem(last=False)
-            smoothed = kept.smoother.update(seen, size, dealer=dealer)
+            smoothed = kept.smoother.update(seen, size, dealer=dealer, phase=table_phase(game))
             if frame_id is not None:
                 kept.event_frames.update({e.frame: frame_id for e in smoothed.events})
             state, frames = smoothed.state, dict(kept.event_frames)

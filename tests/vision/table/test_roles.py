@@ -169,3 +169,13 @@ def test_with_roles_moves_cards_and_keeps_the_rest_as_they_were() -> None:
     assert [str(c.card) for c in moved.seats["top"].play] == ["6H"]
     assert [str(c.card) for c in moved.seats["bottom"].play] == ["5H"]
     assert with_roles(state, {parse_card("5H"): Role("undecided")}, SIZE) is state
+
+
+@pytest.mark.parametrize(("phase", "starter"), [(None, True), ("deal", True), ("play", False),
+                                                ("show", False)])  # fmt: skip
+def test_a_lone_card_in_the_centre_is_a_starter_only_before_the_play(
+    phase: str | None, starter: bool
+) -> None:
+    frame = cards_from_detections(table([card_detections("KC", (640, 360))]))
+    state = assign_roles(frame, TableLayout(["bottom", "top"]), SIZE, phase=phase)  # type: ignore[arg-type]
+    assert (state.starter is not None) is starter

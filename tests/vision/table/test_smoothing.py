@@ -10,6 +10,7 @@ from tests.tabletop import card_detections, row_detections, table
 from vision.detection.detections import Detections, class_of_card
 from vision.table.cards import cards_from_detections
 from vision.table.roles import TableLayout
+from vision.table.seating import Seating
 from vision.table.smoothing import SmoothingConfig, TableSmoother
 
 SIZE = (1280, 720)
@@ -290,3 +291,85 @@ def test_the_voted_identity_leads_its_choices_unless_the_chances_clearly_disagre
     (card,) = update.state.seats["bottom"].play
     assert card.card == parse_card("6H")
     assert named(card.choices) == [("9H", 0.75), ("6H", 0.2)]
+
+
+def flickering(seat: str, read: list[str], frames: int) -> list[Detections]:
+    """A far card whose index reads one way, then another (its identity settles late)."""
+    return [play_row(seat, [read[i % len(read)]]) for i in range(frames)]
+
+
+def test_a_card_read_late_is_laid_before_the_card_laid_after_it() -> None:
+    """Top lays 10D first, misread as 10C half the time; bottom lays 5H four frames later, read
+    at once. The plays follow when each card was laid, not when its identity settled."""
+    smoother = TableSmoother(TWO)
+    start_empty(smoother)
+    top = flickering("top", ["10D", "10C"], 8) + [play_row("top", ["10D"])] * 8
+    events = []
+    for i, d in enumerate(top):
+        frame = table([d, play_row("bottom", ["5H"])]) if i >= 4 else d
+        events += feed(smoother, frame).events
+    assert [str(e) for e in events] == ["top laid 10D", "bottom laid 5H"]
+    laid = [e.laid for e in events]
+    assert laid[0] is not None and laid[1] is not None and laid[0] < laid[1]
+
+
+def test_a_card_that_never_settles_holds_the_play_back_only_so_long() -> None:
+    smoother = TableSmoother(TWO)
+    start_empty(smoother)
+    wait = SmoothingConfig().order_wait
+    events = []
+    for i, d in enumerate(flickering("top", ["10D", "10C"], wait + 8)):
+        frame = table([d, play_row("bottom", ["5H"])]) if i >= 2 else d
+        events += feed(smoother, frame).events
+    assert [str(e) for e in events] == ["bottom laid 5H"]
+
+
+CRIB = ["9C", "8C", "7C", "QH"]
+
+
+@pytest.mark.parametrize("told", [True, False])
+def test_after_the_play_the_cards_turned_up_together_are_the_crib_wherever_they_lie(
+    told: bool,
+) -> None:
+    """The crib turned up right beside the top's play row links with it into one group of
+    8: by place alone it is undecided; told the play is over, the new cards are the crib."""
+    smoother = TableSmoother(TWO)
+    start_empty(smoother)
+    starter = card_detections("KC", (640, 360))
+    for _ in range(6):
+        feed(smoother, table([starter]), dealer="bottom", phase="deal" if told else None)
+    rows: dict[str, list[str]] = {"bottom": [], "top": []}
+    events = []
+    for seat, card in PLAYS:
+        rows[seat].append(card)
+        on_table = table([starter, *(play_row(s, r) for s, r in rows.items() if r)])
+        for _ in range(6):
+            events += feed(
+                smoother, on_table, dealer="bottom", phase="play" if told else None
+            ).events
+    assert [(e.seat, str(e.card)) for e in events] == PLAYS
+    crib = row_detections(CRIB, (580, 230), rotation=2)  # 4.4 index sizes from the top's row
+    for _ in range(8):
+        state = feed(smoother, table([on_table, crib]), dealer="bottom",
+                     phase="show" if told else None).state  # fmt: skip
+    if not told:
+        assert [u.code for u in state.undecided] == ["too many"]
+        return
+    assert sorted(str(c.card) for c in state.crib) == sorted(CRIB)
+    assert state.crib_seat == "bottom"
+    assert [str(c.card) for c in state.seats["top"].play] == [c for s, c in PLAYS if s == "top"]
+    assert state.starter is not None and state.starter.card == KC
+    assert not state.undecided
+
+
+def test_the_starter_keeps_its_role_through_a_new_seating_once_the_play_has_begun() -> None:
+    """Seats learnt from the first card laid re-zone the table: the starter is no play."""
+    smoother = TableSmoother(TWO)
+    start_empty(smoother)
+    starter = table([card_detections("KC", (640, 380))])
+    for _ in range(6):
+        feed(smoother, starter, phase="deal")
+    turned = Seating({"bottom": (0.0, -1.0), "top": (0.0, 1.0)})
+    state = feed(smoother, starter, phase="play", seating=turned).state
+    assert state.starter is not None and state.starter.card == KC
+    assert not state.undecided
