@@ -209,8 +209,7 @@ def tune_profile(
         _write_data(work / "data", train, held, general, settings, rng, with_none=with_none)
         before = held_out_accuracy(base_onnx, held, settings.eval_angles)
         left = settings.budget_s - (time.monotonic() - start) - settings.reserve_s
-        weights = _train(work, base_weights, max(left, 5.0), settings, progress, cancel,
-                         config_dir=store.root / ULTRALYTICS_DIR)  # fmt: skip
+        weights = _train(work, base_weights, max(left, 5.0), settings, progress, cancel)
         _report(progress, 1.0, "exporting")
         from cribtrain.fit.train import blend_weights, export_onnx, quiet_ultralytics, set_metadata
 
@@ -307,14 +306,14 @@ def _write_data(root: Path, train: Sequence[tuple[str, Image]], held: Sequence[t
 
 
 def _train(work: Path, base_weights: Path, seconds: float, settings: TuneSettings,
-           progress: Progress | None, cancel: Cancel | None, *,
-           config_dir: Path | None = None) -> Path:  # fmt: skip
+           progress: Progress | None, cancel: Cancel | None) -> Path:  # fmt: skip
     """Ultralytics classify from the base weights for `seconds`, its log silenced (the caller
-    reports `progress`); returns the last weights. Ultralytics' settings go to `config_dir`."""
+    reports `progress`); returns the last weights. Ultralytics' settings go beside `work` (in
+    the decks folder: `ULTRALYTICS_DIR`)."""
     try:
         from cribtrain.fit.train import READER_ARGS, offline_ultralytics, quiet_ultralytics
 
-        yolo = offline_ultralytics(config_dir, quiet=True)
+        yolo = offline_ultralytics(work.parent / ULTRALYTICS_DIR, quiet=True)
     except ImportError as error:
         raise TuneError(f"tuning needs the train extra: {TRAIN_HINT}") from error
     model = yolo(str(base_weights))

@@ -56,6 +56,9 @@ CARD_MARGIN = 0.6
 #: ...or, for a card seen by one corner only, by this many (its card lies somewhere around it).
 LONE_MARGIN = 1.5
 
+#: How many of the model's likeliest cards a candidate keeps.
+LIKELIEST = 4
+
 Box = tuple[float, float, float, float]
 
 
@@ -106,6 +109,9 @@ class Candidate:
     skipped: bool = False
     #: Where the whole card lies on its shot (x1, y1, x2, y2 in the shot's pixels).
     card_box: Box | None = None
+    #: The model's likeliest cards for it with their chances, likeliest first (what a player
+    #: picks from).
+    likeliest: tuple[tuple[str, float], ...] = ()
 
     @property
     def where(self) -> Box:
@@ -278,11 +284,12 @@ def propose(shots: Sequence[Shot], find: Finder, classify: Classifier) -> Enroll
         sure = probabilities.max(axis=1, initial=0.0) >= AGREES  # an unsure reading is no clue
         readings = np.where(sure, probabilities.argmax(axis=1), -1 - np.arange(len(boxes)))
         groups = group_indices(shot.image, boxes, readings.tolist())
-        groups = join_same_card(groups, boxes, _names(probabilities, groups))
+        groups = join_same_card(groups, boxes, *_names(probabilities, groups))
         sizes = box_sizes(boxes)
         row_gap = 2.0 * float(np.median(sizes)) if len(sizes) else 1.0
         groups = [groups[k] for k in reading_order([g.centre for g in groups], row_gap)]
         found = _candidates(shot, boxes, patches, probabilities, groups)
+        _second_choices(found)
         for candidate in found:
             candidate.number, candidate.shot = len(candidates) + 1, number
             candidates.append(candidate)
@@ -294,13 +301,32 @@ def propose(shots: Sequence[Shot], find: Finder, classify: Classifier) -> Enroll
     return Enrollment(candidates, expected)
 
 
-def _names(probabilities: npt.NDArray[np.float32], groups: list[Group]) -> list[int | None]:
-    """Each group's card as its indices' mean reading has it; None where that is unsure."""
-    names: list[int | None] = []
-    for group in groups:
-        mean = probabilities[list(group.indices)].mean(axis=0)
-        names.append(int(mean.argmax()) if float(mean.max()) >= AGREES else None)
-    return names
+def _names(probabilities: npt.NDArray[np.float32],
+           groups: list[Group]) -> tuple[list[int], list[bool]]:  # fmt: skip
+    """Each group's card as its indices' mean reading has it, and whether that is sure enough
+    to count (`AGREES`)."""
+    means = [probabilities[list(group.indices)].mean(axis=0) for group in groups]
+    return [int(m.argmax()) for m in means], [float(m.max()) >= AGREES for m in means]
+
+
+def _second_choices(found: list[Candidate]) -> None:
+    """Where one photo proposes a card twice, one of them surely (`AGREES`) and the other not,
+    at places that cannot be one card (`join_same_card` left them apart): the unsure one is
+    another card misread as this one, or no card (a face's art boxed as a corner), and is
+    proposed as its next likeliest card that the photo does not propose yet. It stays flagged
+    for the player, but is no longer a card the photo holds twice. (The reader resolves its
+    conflicts the same way: `vision.table.cards.reread_conflicts`.)"""
+    for weak in found:
+        if weak.layout_card is not None or weak.model_confidence >= AGREES:
+            continue
+        rivals = [c for c in found if c is not weak and c.model_card == weak.model_card]
+        if not any(c.model_confidence >= AGREES for c in rivals):
+            continue
+        taken = {c.model_card for c in found}
+        for card, chance in weak.likeliest[1:]:
+            if card not in taken:
+                weak.model_card, weak.model_confidence = card, chance
+                break
 
 
 def _candidates(
@@ -318,6 +344,8 @@ def _candidates(
     return [
         Candidate(0, 0, boxes[list(g.indices)], [patches[i] for i in g.indices],
                   CLASS_NAMES[int(per_card[k].argmax())], float(per_card[k].max()), layout[k],
-                  card_box=g.bounds or card_box(boxes[list(g.indices)], (width, height)))
+                  card_box=g.bounds or card_box(boxes[list(g.indices)], (width, height)),
+                  likeliest=tuple((CLASS_NAMES[i], float(per_card[k][i]))
+                                  for i in np.argsort(-per_card[k])[:LIKELIEST]))
         for k, g in enumerate(groups)
     ]  # fmt: skip

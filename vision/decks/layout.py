@@ -92,28 +92,32 @@ def group_indices(
     return groups + _join_read_alike(pairs, centres, sizes, same, config)
 
 
-def join_same_card(groups: list[Group], boxes: Boxes, names: Sequence[int | None],
-                   config: PairingConfig = PAIRING) -> list[Group]:  # fmt: skip
-    """`groups` with any two that are read as the same card (`names`: each group's class, None
-    where unsure) and together could be one physical card (`one_card`) made one, nearest first,
-    up to `MAX_INDICES` indices: the card a player would otherwise see proposed twice.
+def join_same_card(
+    groups: list[Group], boxes: Boxes, names: Sequence[int], sure: Sequence[bool],
+    config: PairingConfig = PAIRING,
+) -> list[Group]:  # fmt: skip
+    """`groups` with any two that are read as the same card (`names`: each group's likeliest
+    class; at least one of the two `sure` of it) and together could be one physical card
+    (`one_card`) made one, nearest first, up to `MAX_INDICES` indices: the card a player would
+    otherwise see proposed twice.
 
-    Groups read as different cards, or unsure, stay apart: only the player can say which of
-    two cards read alike but lying apart is misread."""
+    Groups read as different cards, or both unsure, stay apart: only the player can say which
+    of two cards read alike but lying apart is misread."""
     if len(groups) < 2:
         return groups
     b = np.asarray(boxes, np.float64)
     centres: F64 = np.stack([(b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2], 1)
     merged = list(groups)
-    named = list(names)
+    named, surely = list(names), list(sure)
     while True:
         options = []
         for a, first in enumerate(merged):
             for k in range(a + 1, len(merged)):
                 indices = first.indices + merged[k].indices
-                if (named[a] is None or named[a] != named[k] or len(indices) > MAX_INDICES
-                        or first.bounds or merged[k].bounds):  # fmt: skip
-                    continue  # an outlined card is whole already
+                outlined = first.bounds or merged[k].bounds  # a whole card already
+                if (named[a] != named[k] or not (surely[a] or surely[k])
+                        or len(indices) > MAX_INDICES or outlined):  # fmt: skip
+                    continue
                 if one_card(np.asarray(boxes)[list(indices)], config):
                     points = centres[list(indices)]
                     span = float(np.linalg.norm(points[:, None] - points[None], axis=-1).max())
@@ -122,7 +126,8 @@ def join_same_card(groups: list[Group], boxes: Boxes, names: Sequence[int | None
             return merged
         _, a, k = min(options)
         merged[a] = _group(merged[a].indices + merged[k].indices, centres)
-        del merged[k], named[k]
+        surely[a] = True
+        del merged[k], named[k], surely[k]
 
 
 def one_card(boxes: Boxes, config: PairingConfig = PAIRING) -> bool:
@@ -144,8 +149,9 @@ def one_card(boxes: Boxes, config: PairingConfig = PAIRING) -> bool:
     return _rectangle_corners(centres, float(np.median(box_sizes(b))), config)
 
 
-#: How far from square a card's corner may look (|cos| of its angle: about 17° either way).
-SQUARE_COS = 0.3
+#: How far from square a card's corner may look (|cos| of its angle: about 9° either way, for
+#: perspective and a tilted card; a row's neighbour's corner lies further off).
+SQUARE_COS = 0.15
 
 
 def _rectangle_corners(centres: F64, glyph: float, config: PairingConfig) -> bool:

@@ -254,7 +254,7 @@ def choices(c: Candidate, count: int = 4) -> list[str]:
     """The likeliest names of a card, likeliest first (what the page offers as buttons): the
     proposal, the model's and the layout's, then the next readings."""
     out = [card for card in (c.proposed, c.model_card, c.layout_card) if card is not None]
-    return list(dict.fromkeys(out + list(c.likeliest)))[:count]
+    return list(dict.fromkeys(out + [card for card, _ in c.likeliest]))[:count]
 
 
 def session_json(session: Session) -> dict[str, Any]:

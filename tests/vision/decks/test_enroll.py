@@ -376,6 +376,30 @@ def test_a_card_read_twice_at_places_that_cannot_be_one_card_still_reaches_the_p
     assert enrollment.problems().duplicates == {"QH": (1, 2)}
 
 
+def test_an_unsure_second_sighting_of_a_sure_card_is_proposed_as_its_next_choice(
+    decks: list[Deck],
+) -> None:
+    """A photo's QH read surely, and apart from it (not one card's corners) a lone corner read
+    unsurely as QH, a little less as 9C: it is proposed as 9C, still flagged, and the photo no
+    longer holds a card twice."""
+    image, boxes = layout(decks, ["QH", "3S"])
+    queen, nine = CLASS_NAMES.index("QH"), CLASS_NAMES.index("9C")
+
+    def read(crops: Image) -> npt.NDArray[np.float32]:
+        out = np.full((len(crops), 52), 1e-4, np.float32)
+        out[:2, queen] = 1.0
+        out[2:] = 0.02  # the 3S's corner, badly read: QH 19 %, 9C 16 %
+        out[2:, queen], out[2:, nine] = 0.3, 0.25
+        return out / out.sum(axis=1, keepdims=True)
+
+    enrollment = propose([Shot(pale(image))], fixed(boxes[:3]), read)
+    assert [c.proposed for c in enrollment.candidates] == ["QH", "9C"]
+    assert [c.flagged for c in enrollment.candidates] == [False, True]
+    assert enrollment.problems().twice == ()
+    both_unsure = propose([Shot(pale(image))], fixed(boxes[2:3]), read)
+    assert [c.proposed for c in both_unsure.candidates] == ["QH"]  # nothing to prefer it to
+
+
 def test_each_proposal_knows_where_its_whole_card_lies(decks: list[Deck]) -> None:
     """The card box holds all the card's corners and is card-sized, not a corner's size: from
     the outline on a dark cloth, from the corners on a white table."""
