@@ -43,9 +43,17 @@ def home_list() -> list[dict[str, Any]]:
     return games
 
 
+#: The home page lists this many games, most recently played first, unless asked for all: a
+#: club's thousand games would make the page slow to draw, and long to scroll on a phone.
+HOME_GAMES = 30
+
+
 @pages.get("/")
 def index() -> str:
-    return render_template("index.html", games=home_list(), players=players(finished()))
+    games = home_list()
+    shown = games if request.args.get("all") == "1" else games[:HOME_GAMES]
+    return render_template("index.html", games=shown, all_games=len(games),
+                           players=players(finished()))  # fmt: skip
 
 
 @pages.get("/games/<game_id>")
