@@ -134,7 +134,12 @@ class SeatLearner:
         turn = game.turn
         if not any(played) and turn is not None and self.seats[turn] not in self.learnt:
             starter = deal.starter
-            new = [c for c in cards if c not in self._before_play and c != starter]
+            # A card in a crowd at the centre lies on the pack with the starter (its other
+            # corner misread, or the pack's top card): no card laid in front of a player.
+            crowd = {c.card for u in state.undecided if u.code == "centre" for c in u.cards}
+            new = [
+                c for c in cards if c not in self._before_play and c != starter and c not in crowd
+            ]
             if len(new) == 1:  # the first card of the play: laid by the player whose turn it is
                 self.learnt[self.seats[turn]] = cards[new[0]]
         return self.learnt != before

@@ -100,7 +100,7 @@ def follow_clip(
         for cards in reading.ready(frame):  # on a plane: none until it settles, then all
             number = game.deal_state.number if game.deal_state else 0
             if number != deal:
-                smoother.new_deal()
+                smoother.new_deal(game.deal_state.starter if game.deal_state else None)
                 deal = number
             dealer = None if game.dealer is None else table_seat(players, game.dealer)
             seating = seats.seating if seats is not None else smoother.seating
@@ -137,8 +137,8 @@ class _PlaneReader:
 
     def __init__(self, reader: FrameReader, table: TablePlane | None) -> None:
         self.reader, self.table = reader, table
-        #: The frames held, with what the picture itself showed (before any card: nothing).
-        self.held: list[tuple[Image, FrameCards]] = []
+        #: The frames held, to be read again once the plane is known.
+        self.held: list[Image] = []
 
     def ready(self, frame: Image) -> list[FrameCards]:
         table = self.table
@@ -151,15 +151,13 @@ class _PlaneReader:
         cards = self.reader.cards(frame)
         table.update(cards)
         table.rectify(cards)  # measures the scale
-        self.held.append((frame, cards))
+        self.held.append(frame)
         if not table.settled:
             return []
         held, self.held = self.held, []
-        # From the first card seen on: a far card the picture missed may read once turned.
-        first = next(i for i, (_, c) in enumerate(held) if c.cards)
-        return [c for _, c in held[:first]] + [
-            self.reader.cards(table.warp(f)) for f, _ in held[first:]
-        ]
+        # Every held frame read again: a far card the picture missed (the starter) may read
+        # once turned, and its first frame says when it was turned.
+        return [self.reader.cards(table.warp(f)) for f in held]
 
 
 def _truth(script: DealScript) -> dict[str, tuple[Card, ...]]:

@@ -82,3 +82,18 @@ def test_the_phase_the_camera_is_told_follows_the_game() -> None:
                        (1, "AD"), (0, "2S")]:  # fmt: skip
         game.play(seat, parse_card(card))
     assert table_phase(game) == "show"
+
+
+def test_a_card_on_the_pack_beside_the_starter_says_nothing_of_the_seats() -> None:
+    """The starter's other corner misread (or a card on the pack) is no card laid: the seat is
+    learnt from the first card laid in front of a player."""
+    game = Game(Settings(players=2), first_dealer=1)
+    game.deal(None)
+    game.discard(0, None)
+    game.discard(1, None)
+    game.cut_starter(parse_card("6D"))
+    learner = SeatLearner(2, SIDE)
+    crowd = (("6D", (320, 320)), ("6C", (330, 330)))
+    assert not learner.observe(game, state(*crowd))
+    assert learner.observe(game, state(*crowd, ("AH", (320, 500))))
+    assert near(learner.seating.axes["bottom"], (0.0, 1.0))

@@ -320,15 +320,20 @@ class TableSmoother:
         """Every play event of the current deal, in order."""
         return tuple(self._laid)
 
-    def new_deal(self) -> None:
+    def new_deal(self, starter: Card | None = None) -> None:
         """Forget the cards laid so far: the next deal may lay the same cards again. The cards
-        on the table now are no plays of the new deal unless they move."""
+        on the table now are no plays of the new deal unless they move, except those turned up
+        since the new deal's `starter` (as the game has it) when it lies here: the game may
+        take the starter only as the first card laid is seen (both read late)."""
         self._laid.clear()
         self._emitted.clear()
         self._last_laid = -1
+        turned = [t.arrived for t in self._tracks if starter is not None and t.identity == starter]
+        since = min(turned) if turned else None
         for track in self._tracks:
             track.play_seat, track.play_streak, track.played = None, 0, False
-            track.settle()
+            if since is None or track.arrived <= since:
+                track.settle()
 
     def update(
         self,

@@ -66,7 +66,7 @@ class PageTables:
             if kept is None or kept.players != players:
                 kept = _GameSmoother(players, deal, TableSmoother(layout_for(players)))
             elif kept.deal != deal:
-                kept.smoother.new_deal()
+                kept.smoother.new_deal(game.deal_state.starter if game.deal_state else None)
                 kept.deal, kept.event_frames = deal, {}
             self._smoothers[game_id] = kept
             while len(self._smoothers) > self._kept:

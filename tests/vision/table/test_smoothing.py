@@ -373,3 +373,23 @@ def test_the_starter_keeps_its_role_through_a_new_seating_once_the_play_has_begu
     state = feed(smoother, starter, phase="play", seating=turned).state
     assert state.starter is not None and state.starter.card == KC
     assert not state.undecided
+
+
+def test_a_card_turned_up_after_the_new_deal_s_starter_is_laid_in_it() -> None:
+    """The game takes the starter only as the first card laid is already seen (both read
+    late): that card is this deal's first play, not a card lying from before."""
+    smoother = TableSmoother(TWO)
+    start_empty(smoother)
+    old = play_row("bottom", ["AS"])
+    for _ in range(5):
+        feed(smoother, table([old]))
+    smoother.new_deal()
+    starter = card_detections("KC", (640, 360))
+    for _ in range(3):
+        feed(smoother, table([old, starter]))
+    laid = table([old, starter, play_row("top", ["5D"])])
+    for _ in range(3):
+        feed(smoother, laid)
+    smoother.new_deal(parse_card("KC"))
+    events = [e for _ in range(5) for e in feed(smoother, laid).events]
+    assert [str(e) for e in events] == ["top laid 5D"]
