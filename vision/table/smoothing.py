@@ -511,7 +511,11 @@ class TableSmoother:
         #: after it waits for it (its identity may settle late: a far card misread at first).
         unsettled: list[int] = []
         for track in self._tracks:
+            # A lone index never seen with its card's other corner may be a far card's corner
+            # misread (10S's as 10C): no play, and nothing waits for it.
             if track.identity is None or track.settled is not None or track.played:
+                continue
+            if not track.seen_whole:
                 continue
             place = rows.get(track.identity)
             if not track.stable:

@@ -393,3 +393,16 @@ def test_a_card_turned_up_after_the_new_deal_s_starter_is_laid_in_it() -> None:
     smoother.new_deal(parse_card("KC"))
     events = [e for _ in range(5) for e in feed(smoother, laid).events]
     assert [str(e) for e in events] == ["top laid 5D"]
+
+
+def test_a_lone_index_never_seen_with_its_other_corner_is_no_play() -> None:
+    """A far card's corner read as another card, beside it in the row, lays nothing."""
+    smoother = TableSmoother(TWO)
+    start_empty(smoother)
+    corner = card_detections("10C", (830, 180), rotation=2, corners="tl")
+    row = table([play_row("top", ["10S"]), corner])
+    events = [e for _ in range(6) for e in feed(smoother, row).events]
+    events += [
+        e for _ in range(6) for e in feed(smoother, table([row, play_row("bottom", ["5H"])])).events
+    ]
+    assert [str(e) for e in events] == ["top laid 10S", "bottom laid 5H"]
