@@ -103,6 +103,7 @@ def _tag(model: type[BaseModel], raw: Any) -> str | None:
     return None
 
 
+@functools.cache
 def _tags(model: type[BaseModel]) -> str:
     """A tagged union's tags, as a refusal lists them."""
     mapping = model.model_json_schema().get("discriminator", {}).get("mapping", {})
