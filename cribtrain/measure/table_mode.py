@@ -137,8 +137,8 @@ class _PlaneReader:
 
     def __init__(self, reader: FrameReader, table: TablePlane | None) -> None:
         self.reader, self.table = reader, table
-        #: The frames held, to be read again once the plane is known, with their cards.
-        self.held: list[tuple[Image, FrameCards]] = []
+        #: The frames held, to be read again once the plane is known.
+        self.held: list[Image] = []
 
     def ready(self, frame: Image) -> list[FrameCards]:
         table = self.table
@@ -151,15 +151,13 @@ class _PlaneReader:
         cards = self.reader.cards(frame)
         table.update(cards)
         table.rectify(cards)  # measures the scale
-        self.held.append((frame, cards))
+        self.held.append(frame)
         if not table.settled:
             return []
         held, self.held = self.held, []
-        for _, cards in held:
-            table.rectify(cards)  # their indices measure the scale on the settled plane
         # Every held frame read again: a far card the picture missed (the starter) may read
         # once turned, and its first frame says when it was turned.
-        return [self.reader.cards(table.warp(f)) for f, _ in held]
+        return [self.reader.cards(table.warp(f)) for f in held]
 
 
 def _truth(script: DealScript) -> dict[str, tuple[Card, ...]]:
