@@ -80,6 +80,9 @@ class SmoothingConfig:
     #: A sighting of a track's identity this close to it is a plain update, not a move; a card
     #: keeps its role, and a card already on the table stays no play, until it moves farther.
     move_radius: float = 2.0
+    #: A lone index (its card's other corner never seen) this close to a card seen whole may be
+    #: that card's corner misread, and lays no play; farther off it is a card of its own.
+    lone_beside: float = 6.0
     #: Cards first seen in this many frames from the start were on the table before it.
     settle_frames: int = 2
     #: A card's centre guessed from one corner is off by up to this (its first whole sighting
@@ -498,6 +501,18 @@ class TableSmoother:
                 )
         return kept, conflicts
 
+    def _corner_of_another(self, track: _Track) -> bool:
+        """Whether `track`, a lone index never seen with its card's other corner, lies beside a
+        card seen whole: it may be that card's corner misread."""
+        if track.seen_whole:
+            return False
+        reach = self.config.lone_beside * track.seen.glyph_size
+        return any(
+            other is not track and other.seen_whole and other.identity != track.identity
+            and math.dist(other.centre, track.centre) <= reach
+            for other in self._tracks
+        )  # fmt: skip
+
     def _play_events(self, state: TableState, timestamp: float | None) -> tuple[PlayEvent, ...]:
         rows = {
             seen.card: (seat, index)
@@ -511,11 +526,9 @@ class TableSmoother:
         #: after it waits for it (its identity may settle late: a far card misread at first).
         unsettled: list[int] = []
         for track in self._tracks:
-            # A lone index never seen with its card's other corner may be a far card's corner
-            # misread (10S's as 10C): no play, and nothing waits for it.
             if track.identity is None or track.settled is not None or track.played:
                 continue
-            if not track.seen_whole:
+            if self._corner_of_another(track):  # a far 10S's corner read as 10C: nothing waits
                 continue
             place = rows.get(track.identity)
             if not track.stable:

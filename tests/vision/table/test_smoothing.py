@@ -406,3 +406,13 @@ def test_a_lone_index_never_seen_with_its_other_corner_is_no_play() -> None:
         e for _ in range(6) for e in feed(smoother, table([row, play_row("bottom", ["5H"])])).events
     ]
     assert [str(e) for e in events] == ["top laid 10S", "bottom laid 5H"]
+
+
+def test_a_card_seen_by_one_corner_alone_is_laid() -> None:
+    """A card whose other corner stays hidden (or a camera that sees one corner a card) is a
+    play of its own when no card seen whole lies beside it."""
+    smoother = TableSmoother(TWO)
+    start_empty(smoother)
+    lone = card_detections("9C", (640, 180), rotation=2, corners="tl")
+    events = [e for _ in range(6) for e in feed(smoother, table([lone])).events]
+    assert [str(e) for e in events] == ["top laid 9C"]
