@@ -84,9 +84,10 @@ def main() -> int:
         wait_up(base, server)
         status, spec_bytes = get(f"{base}/api/openapi.json")
         spec = json.loads(spec_bytes)
+        # a path's own words before a parameter's: /api/decks/use is not /api/decks/{name}
         templates = [
             (re.compile(re.sub(r"\\{\w+\\}", "[^/]+", re.escape(path))), path)
-            for path in spec["paths"]
+            for path in sorted(spec["paths"], key=lambda path: path.count("{"))
         ]
         failed = False
         # two runs: requests one at a time from the description, then games created and
