@@ -12,20 +12,15 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from playwright import sync_api
-from playwright.sync_api import Page, ViewportSize
+from playwright.sync_api import Page
 
 from cribtrain.data.clips import PLAY_ROW, write_y4m
 from tests.vision.table.check_scenes import check_scene, held_out_deck
-from tests.webui.test_browser import ARGS, BYPASS_CSP, CHROMIUM
+from tests.webui.test_browser_table_mode import table_page
 from tests.webui.test_serve import Server
 
 pytestmark = pytest.mark.slow  # a real browser reading real frames: left out of the fast loop
 
-SIZES: dict[str, ViewportSize] = {
-    "phone": {"width": 390, "height": 844},
-    "desktop": {"width": 1280, "height": 800},
-}
 CHECK = "#camera-check"
 STATUS = "document.getElementById('camera-status').textContent"
 
@@ -48,20 +43,8 @@ def check_page(server: Server, video: Path, size: str) -> Iterator[tuple[Page, s
     """A new two-player game's table mode page (no dealer yet), its camera playing `video`."""
     status, created = server.call("POST", "/api/games", {"players": 2, "names": ["Ann", "Bob"]})
     assert status == 201, created
-    camera_args = ["--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
-                   f"--use-file-for-fake-video-capture={video}"]  # fmt: skip
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS + camera_args)
-        try:
-            page = browser.new_page(viewport=SIZES[size], bypass_csp=BYPASS_CSP)
-            page.set_default_timeout(120_000)  # the models on a loaded 2-core machine
-            errors: list[str] = []
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            page.goto(f"{server.url}/games/{created['id']}/table")
-            yield page, created["id"]
-            assert errors == []
-        finally:
-            browser.close()
+    with table_page(server, created["id"], video, size) as page:
+        yield page, created["id"]
 
 
 @pytest.mark.parametrize("size", ["phone", "desktop"])
