@@ -8,9 +8,9 @@ from contextlib import contextmanager
 
 from flask import Blueprint, Response, current_app, jsonify
 
-from scorer.cards import Card, parse_cards
 from webui.camera.table_mode import TableModes
 from webui.contract import answers, bodies
+from webui.contract.fields import as_cards
 from webui.contract.routes import contract
 from webui.errors import ApiError, as_api_error
 from webui.games.api import held_frames, published, store
@@ -21,10 +21,6 @@ table_api = Blueprint("table_api", __name__, url_prefix="/api/games/<game_id>/ta
 def modes() -> TableModes:
     the_modes: TableModes = current_app.extensions["cribcam.table_modes"]
     return the_modes
-
-
-def _cards(texts: list[str] | None) -> list[Card] | None:
-    return None if texts is None else parse_cards(texts)
 
 
 @table_api.get("")
@@ -42,7 +38,7 @@ def answer(game_id: str, body: bodies.TableAnswer) -> Response:
     """The open question answered: `{"key": ..., "cards": [...], "claim": n}`."""
     # the claim of a play (0-14) or a show (0-29): the engine checks which
     with _in_table_words(game_id):
-        stored = modes().answer(game_id, body.key, _cards(body.cards), body.claim, held_frames())
+        stored = modes().answer(game_id, body.key, as_cards(body.cards), body.claim, held_frames())
     return jsonify({**published(stored), "table_mode": modes().status(game_id)})
 
 
@@ -52,7 +48,7 @@ def answer(game_id: str, body: bodies.TableAnswer) -> Response:
 def undo(game_id: str, body: bodies.TableUndo) -> Response:
     """Take back what the camera applied (`{"key": ...}`); with `"cards"`, read it so instead."""
     with _in_table_words(game_id):
-        stored = modes().undo(game_id, body.key, _cards(body.cards))
+        stored = modes().undo(game_id, body.key, as_cards(body.cards))
     return jsonify({**published(stored), "table_mode": modes().status(game_id)})
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 from pydantic import Field, ValidationError, ValidatorFunctionWrapHandler, WrapValidator
 from pydantic_core import PydanticCustomError
 
-from scorer.cards import Card, parse_card
+from scorer.cards import Card, parse_cards
 from scorer.errors import InvalidCardError
 from webui.guard.bodies import first_unstorable, shown_number
 from webui.guard.limits import BOUNDS
@@ -123,7 +123,7 @@ def cards(most: int, description: str) -> Any:
 
 def _stored_text(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
     """Text that can be stored and shown, in NFC (a lone surrogate or a control character
-    cannot: `text_problem`)."""
+    cannot: `webui.guard.bodies.first_unstorable`)."""
     if isinstance(value, str):
         char = first_unstorable(value)
         if char is not None and unicodedata.category(char) == "Cs":
@@ -134,7 +134,7 @@ def _stored_text(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
     return handler(value)
 
 
-#: No control characters (C0, DEL, C1): the JSON Schema form of `text_problem`'s rule.
+#: No control characters (C0, DEL, C1): the JSON Schema form of `first_unstorable`'s rule.
 PRINTABLE = r"^[^\u0000-\u001f\u007f-\u009f]*$"
 
 
@@ -180,5 +180,5 @@ Suit = Literal["C", "D", "H", "S", "c", "d", "h", "s"]
 
 
 def as_cards(texts: list[str] | None) -> list[Card] | None:
-    """Checked card texts as cards (None stays None)."""
-    return None if texts is None else [parse_card(t) for t in texts]
+    """Checked card texts as cards, none given twice (None stays None)."""
+    return None if texts is None else parse_cards(texts)

@@ -11,19 +11,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from scorer.cards import Card, parse_card, parse_cards
+from scorer.cards import parse_card, parse_cards
 from scorer.errors import Phrase, phrase
 from scorer.game import Game
 from scorer.json_api import show_to_json
 from webui.contract import bodies
+from webui.contract.fields import as_cards
 from webui.errors import ApiError
 from webui.languages.i18n import spoken
 
 Result = dict[str, Any] | None
-
-
-def _cards(texts: list[str] | None) -> list[Card] | None:
-    return None if texts is None else parse_cards(texts)
 
 
 def _seat_or_turn(game: Game, seat: int | None, action: Phrase) -> int:
@@ -44,7 +41,7 @@ def _apply(game: Game, action: Any) -> Result:
             dealt = None if hands is None else [parse_cards(hand) for hand in hands]
             game.deal(dealt, None if crib is None else parse_card(crib))
         case bodies.Discard(seat=seat, cards=laid):
-            game.discard(seat, _cards(laid))
+            game.discard(seat, as_cards(laid))
         case bodies.Starter(card=card):
             game.cut_starter(parse_card(card))
         case bodies.Play(seat=seat, card=card, claim=claim):
@@ -53,7 +50,7 @@ def _apply(game: Game, action: Any) -> Result:
         case bodies.Go(seat=seat):
             game.go(_seat_or_turn(game, seat, phrase("say_go")))
         case bodies.Show(cards=shown, claim=claim):
-            show = game.show(_cards(shown), claim)
+            show = game.show(as_cards(shown), claim)
             return {"show": {**show_to_json(show), "spoken": spoken(show)}}
         case bodies.Muggins(seat=seat, points=points):
             game.muggins(seat, points)

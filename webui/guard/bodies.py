@@ -1,5 +1,5 @@
-"""Reading request bodies strictly: every field checked, every refusal naming the problem (a
-game's own fields, cards and seat names, are read by `webui.games.fields`)."""
+"""Reading request bodies strictly: every value checked, every refusal naming the problem (a
+body's fields, checked by their schema, are read by `webui.contract`)."""
 
 from __future__ import annotations
 
@@ -42,25 +42,9 @@ def json_body(root: str = "", *, large: bool = False) -> Any:
     return body
 
 
-def text_problem(text: str) -> str | None:
-    """Why `text` cannot be stored and shown (None: it can): a lone UTF-16 surrogate cannot be
-    written as UTF-8, and a control character is no part of any field.
-
-    >>> text_problem("Åse"), text_problem("a\\ud800"), text_problem("a\\nb")
-    (None, 'holds a lone surrogate U+D800', 'holds a control character U+000A')
-    """
-    for char in text:
-        kind = unicodedata.category(char)
-        if kind == "Cs":
-            return f"holds a lone surrogate U+{ord(char):04X}"
-        if kind == "Cc":
-            return f"holds a control character U+{ord(char):04X}"
-    return None
-
-
 def check_values(body: Any, root: str = "") -> None:
     """Refuse, naming where it is (`names[0]`), any text (an object's keys too) that cannot be
-    stored (`text_problem`) and a number that is not finite (`NaN`, `Infinity`): no handler
+    stored (`first_unstorable`) and a number that is not finite (`NaN`, `Infinity`): no handler
     meets one. (Each integer is bounded where its field is read: `integer`.)"""
     pending: list[tuple[Any, str]] = [(body, root)]
     while pending:
@@ -84,7 +68,12 @@ def check_values(body: Any, root: str = "") -> None:
 
 
 def first_unstorable(text: str) -> str | None:
-    """The first character of `text` that cannot be stored and shown (`text_problem`)."""
+    """The first character of `text` that cannot be stored and shown: a lone UTF-16 surrogate
+    cannot be written as UTF-8, and a control character is no part of any field.
+
+    >>> first_unstorable("Åse"), first_unstorable("a\\ud800"), first_unstorable("a\\nb")
+    (None, '\\ud800', '\\n')
+    """
     return next((c for c in text if unicodedata.category(c) in ("Cs", "Cc")), None)
 
 

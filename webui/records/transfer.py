@@ -20,8 +20,9 @@ from scorer.events import EventKind
 from scorer.game import Game
 from scorer.records import PEGGING, dealers
 from scorer.replay import LABELS, replay_log
+from webui.contract.bodies import SeatNames
+from webui.contract.routes import validated
 from webui.errors import ApiError
-from webui.games.fields import names as checked_names
 from webui.games.store import StoredGame
 from webui.records.figures import fold
 
@@ -121,7 +122,8 @@ def imported(body: Any) -> list[StoredGame]:
         if not isinstance(match_id, str) or not GAME_ID.fullmatch(match_id):
             raise ApiError(f"{where}: 'match_id' must be like an id, not {match_id!r}")
         try:
-            seats = checked_names(entry.get("names"), game.players, required=True)
+            names = validated(SeatNames, entry.get("names"), "names", {"players": game.players})
+            seats = names.root  # type: ignore[attr-defined]
         except ApiError as error:
             raise ApiError(f"{where}: {error}") from None
         created, updated = _time(entry, "created", now, where), _time(entry, "updated", now, where)
