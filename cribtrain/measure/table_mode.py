@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Protocol
 
-from cribtrain.data.clips import Image
 from cribtrain.data.deal_clips import DealClip, DealScript
 from scorer.cards import Card
 from scorer.game import Game, Phase
@@ -18,19 +16,13 @@ from scorer.settings import Settings
 from tablemode.follow import Follower, Option, Proposal, option_for
 from tablemode.seats import SeatLearner, layout_for, table_phase, table_seat
 from tablemode.view import TableView, table_view
-from vision.table.cards import FrameCards
 from vision.table.plane import TablePlane
+from vision.table.plane_reading import FrameReader, PlaneReading
 from vision.table.smoothing import TableSmoother
 
 #: Taps a correction takes when the right card is not among a question's buttons: open the form,
 #: choose the card, confirm.
 FORM_TAPS = 3
-
-
-class FrameReader(Protocol):
-    """What a frame is read with (`vision.reading.CardReader`)."""
-
-    def cards(self, frame: Image) -> FrameCards: ...
 
 
 @dataclass
@@ -92,7 +84,7 @@ def follow_clip(
     first_frame = {m.cards[0]: m.frame for m in clip.marks if m.kind == "play"}
     decided: set[str] = set()
     deal = 0
-    reading = _PlaneReader(reader, table)
+    reading = PlaneReading(reader, table)
     size = (width, height) if table is None else table.size
     seats = SeatLearner(players, size) if table is not None else None
     for index, frame in enumerate(clip.frames):
@@ -126,38 +118,6 @@ def follow_clip(
     result.missed = [key for key in truth if key not in decided]
     result.taps += FORM_TAPS * len(result.missed)
     return result
-
-
-class _PlaneReader:
-    """Each frame's cards as the picture has them or, with a table plane, on the plane: the
-    frames before the plane settles are held, then read again turned to look straight down
-    with the settled plane, all at once (an unsettled plane would put the first cards laid in
-    the wrong rows, and far small cards read in the picture are misread); from then on each
-    picture is turned and read there."""
-
-    def __init__(self, reader: FrameReader, table: TablePlane | None) -> None:
-        self.reader, self.table = reader, table
-        #: The frames held, to be read again once the plane is known.
-        self.held: list[Image] = []
-
-    def ready(self, frame: Image) -> list[FrameCards]:
-        table = self.table
-        if table is None:
-            return [self.reader.cards(frame)]
-        if table.settled:
-            cards = self.reader.cards(table.warp(frame))
-            table.update(table.to_picture(cards))
-            return [cards]
-        cards = self.reader.cards(frame)
-        table.update(cards)
-        table.rectify(cards)  # measures the scale
-        self.held.append(frame)
-        if not table.settled:
-            return []
-        held, self.held = self.held, []
-        # Every held frame read again: a far card the picture missed (the starter) may read
-        # once turned, and its first frame says when it was turned.
-        return [self.reader.cards(table.warp(f)) for f in held]
 
 
 def _truth(script: DealScript) -> dict[str, tuple[Card, ...]]:
