@@ -168,6 +168,32 @@ class CardReader:
         from the calibration's edge threshold), the cards they make, and the stages' times."""
         clock = _Stopwatch()
         readings, looks = self._looked_at(frame, clock)
+        return self._reading(frame, readings, looks, clock)
+
+    def read_at(self, frame: Image, scale: float) -> Reading:
+        """One look at `frame`, stage 1 at `scale` input pixels a frame pixel (`look_scale`): a
+        region of a larger frame read as that frame's finest look reads it, the index crops
+        cut from `frame`'s own pixels."""
+        clock = _Stopwatch()
+        height, width = frame.shape[:2]
+        side = self.finder.side_for_scale(width, height, scale)
+        if side is None:
+            return self.read(frame)
+        return self._reading(frame, self._look(frame, side, clock), 1, clock)
+
+    def look_scale(self, width: int, height: int, index_px: float | None) -> float:
+        """The finest scale `read` looks at a `width` × `height` frame whose indices are
+        `index_px` frame pixels (None: not known): the closer look's where one is due."""
+        scale = self.finder.scale(width, height)
+        closer = self.finder.closer_side_for(width, height) if self.config.closer_look else None
+        if closer is None or index_px is None:
+            return scale
+        if index_px * scale >= self.config.closer_look_index_px:
+            return scale
+        return self.finder.scale_at(width, height, closer)
+
+    def _reading(self, frame: Image, readings: Detections, looks: int, clock: _Stopwatch
+                 ) -> Reading:  # fmt: skip
         with clock.stage("score"):
             scored = self.score(readings)
         with clock.stage("orient"):

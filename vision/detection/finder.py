@@ -73,9 +73,26 @@ class IndexFinder:
 
     def scale(self, width: int, height: int) -> float:
         """How much a `width` × `height` frame is scaled for the network's input."""
+        return self.scale_at(width, height, self.side)
+
+    def scale_at(self, width: int, height: int, side: int) -> float:
+        """How much a `width` × `height` frame is scaled when read at `side`."""
         if self.stride is None:
             return self.side / max(width, height)
-        return input_shape(width, height, self.side, self.stride)[0]
+        return input_shape(width, height, side, self.stride)[0]
+
+    def side_for_scale(self, width: int, height: int, scale: float) -> int | None:
+        """The side that reads a `width` × `height` frame at about `scale` input pixels a frame
+        pixel, no less where the stride allows (a region of a larger frame read as that frame's
+        look reads it); None for a detector exported for one size."""
+        if self.stride is None:
+            return None
+        size = max(2 * self.stride, round(scale * math.sqrt(width * height)))
+        for _ in range(64):  # the stride rounds the scale down: a few sides more
+            if input_shape(width, height, size, self.stride)[0] >= scale * 0.97:
+                break
+            size += self.stride // 4
+        return size
 
     def find(self, frame: Image, min_score: float, side: int | None = None) -> Detections:
         """The boxes (frame pixels) scoring at least `min_score`, the frame read at `side`

@@ -111,6 +111,9 @@ class SeenCard:
     #: to at most 1): where `card` is impossible (already placed this deal), the next choices
     #: say what it may be. Usually led by `card`; a conflict's re-read sighting is its second.
     choices: tuple[tuple[Card, float], ...] = ()
+    #: False for a card kept from an earlier frame's reading where nothing changed
+    #: (`vision.table.changes`): seen in this frame, but no new evidence of what it is.
+    fresh: bool = True
 
     @property
     def indices_seen(self) -> int:
