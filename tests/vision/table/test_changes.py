@@ -1,0 +1,217 @@
+"""Reading what changed: a still table reads nothing, a changed region is read again and the rest
+is not, a moved phone or new light reads the whole frame, and no card is lost or doubled."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+import pytest
+
+from scorer.cards import Card, parse_card
+from vision.detection.detections import Detections, card_of_class, class_of_card
+from vision.table.cards import FrameCards, SeenCard
+from vision.table.changes import ChangeConfig, ChangeReader
+
+SIZE = (640, 480)
+TABLE_GREY = 60
+#: A card is a flat rectangle whose grey level names it (the fake reader's whole skill).
+CARD_W, CARD_H = 50, 70
+
+
+def level(card: str) -> int:
+    return 100 + 2 * class_of_card(parse_card(card))
+
+
+def scene(cards: dict[str, tuple[int, int]], light: float = 1.0,
+          hand: tuple[int, int] | None = None) -> np.ndarray:  # fmt: skip
+    """A table with `cards` at their top-left corners, and a hand (a dark blob) at `hand`."""
+    frame = np.full((SIZE[1], SIZE[0], 3), TABLE_GREY, np.uint8)
+    for card, (x, y) in cards.items():
+        frame[y : y + CARD_H, x : x + CARD_W] = level(card)
+    if hand is not None:
+        cv2.circle(frame, hand, 70, (30, 30, 30), -1)
+    lit: np.ndarray = np.clip(frame.astype(np.float32) * light, 0, 255).astype(np.uint8)
+    return lit
+
+
+@dataclass
+class _Reading:
+    cards: FrameCards
+
+
+@dataclass
+class FakeReader:
+    """Reads each flat rectangle of a card's grey level as that card; records what it read."""
+
+    calls: list[tuple[str, tuple[int, int]]] = field(default_factory=list)
+
+    def read(self, frame: np.ndarray) -> _Reading:
+        self.calls.append(("whole", frame.shape[1::-1]))
+        return _Reading(self._cards(frame))
+
+    def read_at(self, frame: np.ndarray, scale: float) -> _Reading:
+        self.calls.append(("region", frame.shape[1::-1]))
+        return _Reading(self._cards(frame))
+
+    def look_scale(self, width: int, height: int, index_px: float | None) -> float:
+        return 1.0
+
+    @staticmethod
+    def _cards(frame: np.ndarray) -> FrameCards:
+        grey = frame[:, :, 0]
+        seen: list[SeenCard] = []
+        mask = ((grey >= 100) & (grey < 204)).astype(np.uint8)
+        count, labels, stats, centres = cv2.connectedComponentsWithStats(mask)
+        for label in range(1, count):
+            x, y, w, h, area = (int(v) for v in stats[label])
+            if area < CARD_W * CARD_H * 0.9:
+                continue  # cut by the frame or the window: not a whole card
+            value = int(np.median(grey[labels == label]))
+            card = card_of_class((value - 100) // 2)
+            box = (float(x), float(y), float(x + w), float(y + h))
+            detections = Detections([box], [0.9], [class_of_card(card)])
+            cx, cy = (float(v) for v in centres[label])
+            seen.append(SeenCard(card, 0.9, box, (cx, cy), 8.0, detections))
+        return FrameCards(tuple(seen))
+
+
+def names(cards: FrameCards) -> list[Card]:
+    return sorted(s.card for s in cards.cards)
+
+
+ON_TABLE = {"5H": (40, 40), "JC": (540, 380), "KD": (40, 380)}
+CONFIG = ChangeConfig(refresh=1000)
+
+
+def test_a_still_table_reads_nothing_and_keeps_its_cards() -> None:
+    reader = FakeReader()
+    changes = ChangeReader(reader, CONFIG)
+    first = changes.cards(scene(ON_TABLE))
+    again = [changes.cards(scene(ON_TABLE)) for _ in range(3)]
+    assert reader.calls == [("whole", SIZE)]
+    assert changes.last.kind == "still"
+    assert all(names(a) == names(first) == sorted(map(parse_card, ON_TABLE)) for a in again)
+    assert all(s.fresh for s in first.cards) and not any(s.fresh for s in again[-1].cards)
+
+
+def test_a_card_laid_is_read_in_its_region_only_once_it_is_still() -> None:
+    reader = FakeReader()
+    changes = ChangeReader(reader, CONFIG)
+    changes.cards(scene(ON_TABLE))
+    laid = {**ON_TABLE, "7S": (300, 200)}
+    landing = changes.cards(scene(laid))  # the frame it lands in: still changing
+    assert reader.calls == [("whole", SIZE)] and parse_card("7S") not in names(landing)
+    read = changes.cards(scene(laid))
+    assert changes.last.kind == "regions"
+    assert [kind for kind, _ in reader.calls] == ["whole", "region"]
+    ((x1, y1, x2, y2),) = changes.last.windows
+    assert x1 <= 300 and y1 <= 200 and x2 >= 350 and y2 >= 270  # the card whole
+    assert (x2 - x1) * (y2 - y1) < SIZE[0] * SIZE[1] / 2  # not the far cards' corners
+    assert names(read) == sorted(map(parse_card, laid))
+    fresh = {s.card: s.fresh for s in read.cards}
+    assert fresh[parse_card("7S")] and not fresh[parse_card("JC")]
+    changes.cards(scene(laid))
+    assert changes.last.kind == "still"  # type: ignore[comparison-overlap]  # it changed
+    assert len(reader.calls) == 2
+
+
+def test_a_hand_over_the_table_is_read_when_it_has_gone() -> None:
+    reader = FakeReader()
+    changes = ChangeReader(reader, CONFIG)
+    changes.cards(scene(ON_TABLE))
+    laid = {**ON_TABLE, "7S": (300, 200)}
+    for x in (200, 260, 320):  # the hand moves in, lays the card, and leaves
+        changes.cards(scene(laid, hand=(x, 260)))
+        assert changes.last.kind == "still"
+    changes.cards(scene(laid))  # gone, but this frame still differs from the last
+    assert changes.last.kind == "still"
+    assert names(changes.cards(scene(laid))) == sorted(map(parse_card, laid))
+    assert [kind for kind, _ in reader.calls] == ["whole", "region"]
+
+
+def test_a_shake_is_followed_without_reading() -> None:
+    reader = FakeReader()
+    changes = ChangeReader(reader, CONFIG)
+    first = changes.cards(scene(ON_TABLE))
+    shaken = np.roll(scene(ON_TABLE), (3, 4), axis=(0, 1))
+    moved = changes.cards(shaken)
+    assert changes.last.kind == "still" and len(reader.calls) == 1
+    before = {s.card: s.centre for s in first.cards}
+    for s in moved.cards:
+        assert s.centre[0] - before[s.card][0] == pytest.approx(4, abs=1)
+        assert s.centre[1] - before[s.card][1] == pytest.approx(3, abs=1)
+
+
+@pytest.mark.parametrize(
+    ("frame", "reason"),
+    [
+        (np.roll(scene(ON_TABLE), (0, 80), axis=(0, 1)), "moved"),
+        (scene(ON_TABLE, light=0.6), "light"),
+    ],
+    ids=["phone-moved", "light"],
+)
+def test_a_big_change_reads_the_whole_frame(frame: np.ndarray, reason: str) -> None:
+    reader = FakeReader()
+    changes = ChangeReader(reader, CONFIG)
+    changes.cards(scene(ON_TABLE))
+    read = changes.cards(frame)
+    assert changes.last.kind == "whole" and changes.last.reason == reason
+    assert reader.calls == [("whole", SIZE), ("whole", SIZE)]
+    assert names(read) == names(FakeReader._cards(frame))
+
+
+def test_many_cards_laid_at_once_read_the_whole_frame() -> None:
+    reader = FakeReader()
+    changes = ChangeReader(reader, CONFIG)
+    changes.cards(scene(ON_TABLE))
+    spread = {c: (110 + 60 * (i % 7), 20 + 90 * (i // 7)) for i, c in enumerate(
+        ["AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "TS", "JS", "QS", "KS", "AD",
+         "2D", "3D", "4D", "5D", "6D", "7D", "8D"])}  # fmt: skip
+    frame = scene({**ON_TABLE, **spread})
+    changes.cards(frame)
+    read = changes.cards(frame)
+    assert changes.last.kind == "whole" and changes.last.reason == "changed"
+    assert [kind for kind, _ in reader.calls] == ["whole", "whole"]
+    assert names(read) == names(FakeReader._cards(frame)) and len(read.cards) == 24
+
+
+def test_the_whole_frame_is_read_now_and_then() -> None:
+    reader = FakeReader()
+    changes = ChangeReader(reader, ChangeConfig(refresh=4))
+    kinds = []
+    for _ in range(9):
+        changes.cards(scene(ON_TABLE))
+        kinds.append(changes.last.kind)
+    assert kinds == ["whole", "still", "still", "still", "whole", "still", "still", "still",
+                     "whole"]  # fmt: skip
+
+
+def test_no_card_is_lost_or_doubled_over_a_deal() -> None:
+    """Cards laid and taken away at random, hands passing, the camera shaking: once a frame has
+    been still a frame, what is kept is what a whole read reads."""
+    rng = np.random.default_rng(7)
+    reader = FakeReader()
+    changes = ChangeReader(reader, CONFIG)
+    spots = [(20 + 70 * (i % 8), 20 + 100 * (i // 8)) for i in range(32)]
+    cards = ["AS", "2H", "3D", "4C", "5S", "6H", "7D", "8C", "9S", "TH", "JD", "QC", "KS"]
+    table: dict[str, tuple[int, int]] = {}
+    for _ in range(40):
+        free = [s for s in spots if s not in table.values()]
+        if table and rng.random() < 0.3:
+            table.pop(str(rng.choice(sorted(table))))
+        else:
+            unplayed = [c for c in cards if c not in table]
+            if unplayed:
+                table[str(rng.choice(unplayed))] = free[int(rng.integers(len(free)))]
+        shake = tuple(int(v) for v in rng.integers(-2, 3, 2))
+        hand = (int(rng.integers(100, 540)), int(rng.integers(100, 380)))
+        changes.cards(np.roll(scene(table, hand=hand), shake, axis=(0, 1)))
+        for _ in range(2):
+            frame = np.roll(scene(table), shake, axis=(0, 1))
+            read = changes.cards(frame)
+        assert names(read) == names(FakeReader._cards(frame))
+    wholes = sum(kind == "whole" for kind, _ in reader.calls)
+    regions = sum(kind == "region" for kind, _ in reader.calls)
+    assert regions > 30 and wholes < 5  # it did read regions, not the whole frame each time

@@ -1,0 +1,382 @@
+"""Read what changed: a frame where nothing moved keeps the cards already read; only the regions
+that changed are read again, each as the whole frame's finest look would read it.
+
+Each frame is compared, small and grey, with the picture the kept cards were read from, after
+following the camera's shake (a phase correlation). Where the difference is a region and it has
+stopped changing since the previous frame (a hand over the table is read once it has gone),
+a window around it, a card's length wider, is read (`CardReader.read_at`) and its cards
+replace the kept ones there. The whole frame is read first, every `ChangeConfig.refresh`
+frames, and after a big change: the phone moved further than a shake, the light changed, or
+much of the table did. A kept card says so (`SeenCard.fresh` False): it is no new evidence.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Literal, Protocol
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.detection.detections import Detections
+from vision.table.cards import Conflict, FrameCards, SeenCard
+
+Image = npt.NDArray[np.uint8]
+Grey = npt.NDArray[np.float32]
+#: x1, y1, x2, y2 in frame pixels.
+Window = tuple[int, int, int, int]
+#: What a frame took: the whole frame read, some regions read, or nothing read.
+ReadKind = Literal["whole", "regions", "still"]
+
+
+class RegionReading(Protocol):
+    """What `ChangeReader` reads with (`vision.reading.Reading`): its cards."""
+
+    @property
+    def cards(self) -> FrameCards: ...
+
+
+class RegionReader(Protocol):
+    """A reader that can read a region at a given scale (`vision.reading.CardReader`)."""
+
+    def read(self, frame: Image) -> RegionReading: ...
+
+    def read_at(self, frame: Image, scale: float) -> RegionReading: ...
+
+    def look_scale(self, width: int, height: int, index_px: float | None) -> float: ...
+
+
+@dataclass(frozen=True)
+class ChangeConfig:
+    """`side`: the compared picture's longer side (px); `threshold`: grey levels a pixel must
+    change by; `least_area`: the share of the picture a change must cover to be one (noise,
+    a speck of glare); `whole_share`: a change over this share of the picture, or of the kept
+    cards (at least `least_cards` of them), reads the whole frame; `most_shift`: the share of
+    the picture a shake may move it and still be followed;
+    `least_response`: a phase correlation weaker than this is no shift to follow; `light`: a
+    median change of this many grey levels is the light changing; `refresh`: frames between
+    whole reads; `margin`: index sizes read around a change (a card's length and more, so a
+    card whose corner changed is read whole), `margin_share` of the longer side where no card
+    says how large an index is; `settle`: frames a change must have stopped changing before
+    it is read (a hand over the table); `window_share`: windows covering more of the picture
+    than this are read as the whole frame (as fast, and no card cut by a window's edge)."""
+
+    side: int = 192
+    threshold: float = 24.0
+    least_area: float = 0.0004
+    whole_share: float = 0.3
+    most_shift: float = 0.04
+    least_response: float = 0.1
+    light: float = 10.0
+    refresh: int = 24
+    margin: float = 8.0
+    margin_share: float = 0.1
+    settle: int = 1
+    least_cards: int = 3
+    window_share: float = 0.6
+
+
+DEFAULT_CHANGES = ChangeConfig()
+
+
+@dataclass(frozen=True)
+class FrameRead:
+    """What one frame took: its kind, why a whole read, and the windows read."""
+
+    kind: ReadKind
+    reason: str = ""
+    windows: tuple[Window, ...] = ()
+
+
+@dataclass
+class _Kept:
+    """The cards read so far, in the coordinates of `reference` (the small grey picture
+    they were read from), and how the camera has moved since."""
+
+    cards: FrameCards
+    reference: Grey
+    #: Frame pixels per small-picture pixel.
+    zoom: float
+    #: The finest scale the whole frame was read at (`CardReader.look_scale`).
+    scale: float
+    #: The previous frame's small picture and its shift from `reference`.
+    previous: Grey
+    previous_shift: tuple[float, float] = (0.0, 0.0)
+    #: Small-picture pixels that have not changed for so many frames (for `settle`).
+    still_for: npt.NDArray[np.int32] = field(default_factory=lambda: np.zeros((1, 1), np.int32))
+    since_whole: int = 0
+
+
+class ChangeReader:
+    """A `FrameReader` (`cards`) that reads what changed since the cards it keeps were read."""
+
+    def __init__(self, reader: RegionReader, config: ChangeConfig = DEFAULT_CHANGES) -> None:
+        self.reader, self.config = reader, config
+        self._kept: _Kept | None = None
+        #: What the latest frame took.
+        self.last = FrameRead("whole", "first")
+
+    def reset(self) -> None:
+        """Forget what was read: the next frame is read whole."""
+        self._kept = None
+
+    def cards(self, frame: Image) -> FrameCards:
+        kept, config = self._kept, self.config
+        small, zoom = _small(frame, config.side)
+        if kept is None or kept.reference.shape != small.shape:
+            return self._whole(frame, small, zoom, "first")
+        if kept.since_whole + 1 >= config.refresh:
+            return self._whole(frame, small, zoom, "refresh")
+        shift, response = _shift(kept.reference, small)
+        far = max(abs(shift[0]), abs(shift[1])) > config.most_shift * config.side
+        if far or response < config.least_response:
+            # A change in one place (a card laid on a plain table) can pull the correlation's
+            # peak far: the phone moved only if much of the picture changed where it stood.
+            unmoved = np.abs(small - kept.reference) > config.threshold
+            if unmoved.mean() > config.whole_share:
+                return self._whole(frame, small, zoom, "moved")
+            shift = (0.0, 0.0)
+        difference = np.abs(small - _moved(kept.reference, shift))
+        _blank_border(difference, shift)
+        if float(np.median(difference)) > config.light:
+            return self._whole(frame, small, zoom, "light")
+        changed = difference > config.threshold
+        if changed.mean() > config.whole_share or self._most_cards_changed(changed, shift):
+            return self._whole(frame, small, zoom, "moved" if far else "changed")
+        delta = (shift[0] - kept.previous_shift[0], shift[1] - kept.previous_shift[1])
+        moving = np.abs(small - _moved(kept.previous, delta)) > config.threshold
+        _blank_border(moving, delta)
+        kept.still_for = np.where(moving, 0, kept.still_for + 1).astype(np.int32)
+        kept.previous, kept.previous_shift = small, shift
+        kept.since_whole += 1
+        regions = self._settled_regions(changed, kept.still_for)
+        if not regions:
+            self.last = FrameRead("still")
+            return _shifted(kept.cards, shift[0] * zoom, shift[1] * zoom, fresh=False)
+        return self._regions(frame, small, kept, shift, regions)
+
+    # -- internals -------------------------------------------------------------------------
+    def _whole(self, frame: Image, small: Grey, zoom: float, reason: str) -> FrameCards:
+        cards = self.reader.read(frame).cards
+        height, width = frame.shape[:2]
+        scale = self.reader.look_scale(width, height, cards.index_px)
+        still = np.zeros(small.shape, np.int32)
+        self._kept = _Kept(cards, small, zoom, scale, small, still_for=still)
+        self.last = FrameRead("whole", reason)
+        return cards
+
+    def _most_cards_changed(self, changed: npt.NDArray[np.bool_], shift: tuple[float, float]
+                            ) -> bool:  # fmt: skip
+        """Whether the change covers `whole_share` of the kept cards' centres, at least
+        `least_cards` (a plain table moved shows only at its cards)."""
+        kept = self._kept
+        assert kept is not None
+        height, width = changed.shape
+        hits = 0
+        for seen in kept.cards.cards:
+            x = int(seen.centre[0] / kept.zoom + shift[0])
+            y = int(seen.centre[1] / kept.zoom + shift[1])
+            hits += 0 <= x < width and 0 <= y < height and bool(changed[y, x])
+        cards = len(kept.cards.cards)
+        return hits >= self.config.least_cards and hits > self.config.whole_share * cards
+
+    def _settled_regions(self, changed: npt.NDArray[np.bool_], still_for: npt.NDArray[np.int32]
+                         ) -> list[Window]:  # fmt: skip
+        """The boxes (small pixels) of the changed regions that have been still long enough."""
+        grown = cv2.dilate(changed.astype(np.uint8), np.ones((3, 3), np.uint8))
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(grown, connectivity=8)
+        least = self.config.least_area * changed.size
+        regions: list[Window] = []
+        for label in range(1, count):
+            x, y, w, h, area = (int(v) for v in stats[label])
+            if area < least:
+                continue
+            inside = labels[y : y + h, x : x + w] == label
+            if still_for[y : y + h, x : x + w][inside].min() < self.config.settle:
+                continue  # still changing: a hand over the table, read once it has gone
+            regions.append((x, y, x + w, y + h))
+        return regions
+
+    def _regions(self, frame: Image, small: Grey, kept: _Kept, shift: tuple[float, float],
+                 regions: list[Window]) -> FrameCards:  # fmt: skip
+        """Read a window around each settled region; its cards replace the kept ones whose
+        centres lie in it (the window's inner part: a card cut by its edge is read whole by
+        the kept reading or the next window)."""
+        height, width = frame.shape[:2]
+        zoom = kept.zoom
+        now = _shifted(kept.cards, shift[0] * zoom, shift[1] * zoom, fresh=False)
+        index_px = now.index_px
+        margin = (
+            self.config.margin * index_px
+            if index_px
+            else self.config.margin_share * max(width, height)
+        )
+        boxes = [tuple(v * zoom for v in region) for region in regions]
+        windows = _merged([_grown(box, margin, width, height) for box in boxes])
+        area = sum((x2 - x1) * (y2 - y1) for x1, y1, x2, y2 in windows)
+        if area > self.config.window_share * width * height:
+            return self._whole(frame, small, zoom, "changed")  # as fast read whole
+        inner = [_grown_inside(w, margin / 2, width, height) for w in windows]
+        fresh: list[FrameCards] = []
+        for (x1, y1, x2, y2), part in zip(windows, inner, strict=True):
+            read = self.reader.read_at(frame[y1:y2, x1:x2], kept.scale).cards
+            fresh.append(_within(_shifted(read, x1, y1, fresh=True), part, keep_inside=True))
+        outside = now
+        for part in inner:
+            outside = _within(outside, part, keep_inside=False)
+        cards = _joined([outside, *fresh])
+        # From here the kept cards are this frame's: the reference follows the camera, and
+        # the windows read take this frame's pixels.
+        reference = _moved(kept.reference, shift)
+        for x1, y1, x2, y2 in windows:
+            sx1, sy1 = int(x1 / zoom), int(y1 / zoom)
+            sx2, sy2 = math.ceil(x2 / zoom), math.ceil(y2 / zoom)
+            reference[sy1:sy2, sx1:sx2] = small[sy1:sy2, sx1:sx2]
+        kept.cards, kept.reference = cards, reference
+        kept.previous_shift = (0.0, 0.0)
+        self.last = FrameRead("regions", windows=tuple(windows))
+        return cards
+
+
+def _small(frame: Image, side: int) -> tuple[Grey, float]:
+    """The frame grey, its longer side `side`, lightly blurred (sensor noise is no change);
+    and the frame pixels per small pixel."""
+    height, width = frame.shape[:2]
+    zoom = max(width, height) / side
+    size = (max(1, round(width / zoom)), max(1, round(height / zoom)))
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+    small = cv2.resize(grey, size, interpolation=cv2.INTER_AREA).astype(np.float32)
+    return np.asarray(cv2.GaussianBlur(small, (3, 3), 0), np.float32), zoom
+
+
+def _shift(reference: Grey, small: Grey) -> tuple[tuple[float, float], float]:
+    """How far the picture moved from `reference` to `small` (small pixels), and how surely:
+    the phase correlation's peak, or none where not moving matches the pictures better (a
+    card laid on a plain table can outweigh the table's own texture)."""
+    window = cv2.createHanningWindow(reference.shape[::-1], cv2.CV_32F)
+    (dx, dy), response = cv2.phaseCorrelate(reference, small, window)
+    shift = (float(dx), float(dy))
+    if _mismatch(reference, small, (0.0, 0.0), shift) <= _mismatch(reference, small, shift, shift):
+        return (0.0, 0.0), 1.0
+    return shift, float(response)
+
+
+def _mismatch(reference: Grey, small: Grey, shift: tuple[float, float],
+              strip: tuple[float, float]) -> float:  # fmt: skip
+    """The mean grey difference of `small` from `reference` moved by `shift`, the strip
+    `strip` uncovers left out (the same pixels compared for every shift tried)."""
+    difference = np.abs(small - _moved(reference, shift))
+    _blank_border(difference, strip)
+    return float(difference.mean())
+
+
+def _moved(picture: Grey, shift: tuple[float, float]) -> Grey:
+    """`picture` moved by `shift`, its edges repeated into the gap."""
+    matrix = np.array([[1, 0, shift[0]], [0, 1, shift[1]]], np.float32)
+    height, width = picture.shape
+    moved = cv2.warpAffine(picture, matrix, (width, height), borderMode=cv2.BORDER_REPLICATE)
+    return np.asarray(moved, np.float32)
+
+
+def _blank_border(values: npt.NDArray[np.float32] | npt.NDArray[np.bool_],
+                  shift: tuple[float, float]) -> None:  # fmt: skip
+    """Zero the strip a shift uncovers (it holds no pixels of the earlier picture)."""
+    dx, dy = (int(np.ceil(abs(v))) + 1 for v in shift)
+    if shift[0] >= 0:
+        values[:, :dx] = 0
+    if shift[0] <= 0:
+        values[:, -dx:] = 0
+    if shift[1] >= 0:
+        values[:dy, :] = 0
+    if shift[1] <= 0:
+        values[-dy:, :] = 0
+
+
+def _grown(box: tuple[float, ...], by: float, width: int, height: int) -> Window:
+    x1, y1, x2, y2 = box
+    return (max(0, int(x1 - by)), max(0, int(y1 - by)),
+            min(width, int(np.ceil(x2 + by))), min(height, int(np.ceil(y2 + by))))  # fmt: skip
+
+
+def _grown_inside(window: Window, by: float, width: int, height: int) -> Window:
+    """`window` less `by` on each side, except where it reaches the frame's edge."""
+    x1, y1, x2, y2 = window
+    return (x1 if x1 == 0 else int(x1 + by), y1 if y1 == 0 else int(y1 + by),
+            x2 if x2 == width else int(x2 - by), y2 if y2 == height else int(y2 - by))  # fmt: skip
+
+
+def _merged(windows: list[Window]) -> list[Window]:
+    """Overlapping windows as one (a region read twice could give one card twice)."""
+    merged = list(windows)
+    joined = True
+    while joined:
+        joined = False
+        for i in range(len(merged)):
+            for j in range(i + 1, len(merged)):
+                a, b = merged[i], merged[j]
+                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                    merged[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]),
+                                 max(a[3], b[3]))  # fmt: skip
+                    del merged[j]
+                    joined = True
+                    break
+            if joined:
+                break
+    return merged
+
+
+def _inside(point: tuple[float, float], window: Window) -> bool:
+    x, y = point
+    return window[0] <= x < window[2] and window[1] <= y < window[3]
+
+
+def _within(cards: FrameCards, window: Window, *, keep_inside: bool) -> FrameCards:
+    """The cards (and conflicts, unread boxes) whose centres lie inside `window`, or outside."""
+    seen = tuple(s for s in cards.cards if _inside(s.centre, window) == keep_inside)
+    conflicts = tuple(
+        c for c in cards.conflicts
+        if all(_inside(p, window) == keep_inside for p in c.places)
+    )  # fmt: skip
+    unread = cards.unread
+    if len(unread):
+        unread = unread[np.array([_inside(p, window) == keep_inside for p in unread.centres])]
+    return replace(cards, cards=seen, conflicts=conflicts, unread=unread)
+
+
+def _joined(parts: list[FrameCards]) -> FrameCards:
+    return FrameCards(
+        cards=tuple(s for p in parts for s in p.cards),
+        conflicts=tuple(c for p in parts for c in p.conflicts),
+        unread=Detections.concatenate([p.unread for p in parts]),
+        cut_at_edge=any(p.cut_at_edge for p in parts),
+    )
+
+
+def _shifted(cards: FrameCards, dx: float, dy: float, *, fresh: bool) -> FrameCards:
+    """`cards` moved by (dx, dy) frame pixels; `fresh` says whether they are this frame's
+    evidence (read now) or kept from an earlier read."""
+
+    def seen(s: SeenCard) -> SeenCard:
+        x1, y1, x2, y2 = s.box
+        return replace(
+            s, box=(x1 + dx, y1 + dy, x2 + dx, y2 + dy),
+            centre=(s.centre[0] + dx, s.centre[1] + dy),
+            detections=_moved_boxes(s.detections, dx, dy), fresh=fresh and s.fresh,
+        )  # fmt: skip
+
+    def conflict(c: Conflict) -> Conflict:
+        places = tuple((x + dx, y + dy) for x, y in c.places)
+        return replace(c, places=places, detections=_moved_boxes(c.detections, dx, dy))
+
+    return replace(cards, cards=tuple(seen(s) for s in cards.cards),
+                   conflicts=tuple(conflict(c) for c in cards.conflicts),
+                   unread=_moved_boxes(cards.unread, dx, dy))  # fmt: skip
+
+
+def _moved_boxes(detections: Detections, dx: float, dy: float) -> Detections:
+    if not len(detections) or (dx == 0 and dy == 0):
+        return detections
+    boxes = detections.boxes + np.array([dx, dy, dx, dy], np.float32)
+    return detections.with_rows(boxes=boxes)
