@@ -77,6 +77,8 @@ class SeatLearner:
         self.learnt: dict[Seat, tuple[float, float]] = {}
         #: The table's centre: where the starter lies on the pack, once seen.
         self.centre: tuple[float, float] | None = None
+        #: The seats a player put right (`fix`): never learnt again from the game.
+        self.fixed: set[Seat] = set()
         self._before_play: set[Card] = set()
         self._deal = 0
 
@@ -112,6 +114,24 @@ class SeatLearner:
         self.centre = centre
         self.learnt = dict(zip(self.seats, ordered, strict=True))
 
+    def fix(self, where: Seat, who: Seat) -> bool:
+        """A player says seat `who` sits where seat `where` was learnt: the two swap places
+        (`who` not learnt yet: `where` is to be learnt again). Whether anything changed."""
+        if where not in self.learnt:
+            raise ValueError(f"no seat was learnt at {where}")
+        if where == who:
+            self.fixed.add(who)
+            return False
+        spot, other = self.learnt.pop(where), self.learnt.pop(who, None)
+        self.learnt[who] = spot
+        if other is not None:
+            self.learnt[where] = other
+            self.fixed.add(where)
+        else:
+            self.fixed.discard(where)
+        self.fixed.add(who)
+        return True
+
     def observe(self, game: Game, state: TableState) -> bool:
         """Learn from the smoothed table `state` of `game` (before the game takes this
         frame's steps); whether the seating changed."""
@@ -129,7 +149,7 @@ class SeatLearner:
             return False
         before = dict(self.learnt)
         for seat, laid in zip(self.seats, played, strict=False):
-            if seat not in self.learnt and laid and laid[0] in cards:
+            if seat not in self.learnt and seat not in self.fixed and laid and laid[0] in cards:
                 self.learnt[seat] = cards[laid[0]]
         turn = game.turn
         if not any(played) and turn is not None and self.seats[turn] not in self.learnt:

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import datetime
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
 from flask import Flask, Response, jsonify
 
+from scorer.game import Game
+from tablemode.tracker import DEFAULT_TRACKER
 from vision.photo_reader import PhotoReader
 from vision.reading import CardReader
 from webui.camera.api import camera_api
@@ -45,6 +47,8 @@ DEFAULTS: dict[str, Any] = {
     "FRAME_READER": None,  # () -> the camera's reader, asked every frame; None: the detector's
     "CAMERA_OPENER": None,  # spec -> FrameSource; None: vision.table.sources.open_source
     "CAMERA_INTERVAL": 0.3,  # seconds between two detections of the server camera
+    # how the cameras' frames become a table (tablemode.tracker): the table's own plane, etc.
+    "TABLE_TRACKING": DEFAULT_TRACKER,
     "PAIRING_CODE": None,  # set (by --lan): other devices must pair first
     "TRUST_LOOPBACK": True,  # this machine needs no pairing (False: it pairs too, for tests)
     "ALLOWED_HOSTS": None,  # host names served; None: loopback's (and with --lan this machine's)
@@ -76,11 +80,13 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     the_broker = app.extensions["cribcam.broker"] = Broker()
     uploads = app.extensions["cribcam.uploads"] = FrameMemory(keep=32)
     app.extensions["cribcam.views"] = ViewCache()
-    app.extensions["cribcam.page_tables"] = PageTables()
+    app.extensions["cribcam.page_tables"] = PageTables(config=app.config["TABLE_TRACKING"])
     the_modes = app.extensions["cribcam.table_modes"] = TableModes(the_store, the_broker)
     app.extensions["cribcam.reader_health"] = ReaderHealth(app.config["PHOTO_READER"])
     install_decks(app)  # before the server camera loads its reader: it reads with the deck in use
-    feed = app.extensions["cribcam.camera"] = _camera(app.config, the_broker, table_hook(the_modes))
+    feed = app.extensions["cribcam.camera"] = _camera(
+        app.config, the_broker, table_hook(the_modes), lambda game_id: the_store.load(game_id).game
+    )
     # what the games take of the camera without importing it: the picture of a frame id the
     # page's uploads or the server camera still hold, and the camera's events in a live stream
     memories = [uploads] + ([feed.memory] if feed is not None else [])
@@ -116,12 +122,15 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     return app
 
 
-def _camera(config: Mapping[str, Any], broker: Broker, on_table: TableHook) -> CameraFeed | None:
+def _camera(
+    config: Mapping[str, Any], broker: Broker, on_table: TableHook, load_game: Callable[[str], Game]
+) -> CameraFeed | None:
     """Start the server camera when a source was given; its changes wake the live streams."""
     spec = config["CAMERA_SOURCE"]
     if spec is None:
         return None
-    options: dict[str, Any] = {"interval": float(config["CAMERA_INTERVAL"])}
+    options: dict[str, Any] = {"interval": float(config["CAMERA_INTERVAL"]),
+                               "tracking": config["TABLE_TRACKING"]}  # fmt: skip
     if config["CAMERA_OPENER"] is not None:
         options["opener"] = config["CAMERA_OPENER"]
     feed = CameraFeed(
@@ -129,6 +138,7 @@ def _camera(config: Mapping[str, Any], broker: Broker, on_table: TableHook) -> C
         config["FRAME_READER"] or _shared_reader(config),
         on_change=lambda revision: broker.publish(CAMERA_KEY, revision),
         on_table=on_table,
+        load_game=load_game,
         **options,
     )
     feed.start()

@@ -14,11 +14,9 @@ from scorer.cards import Card
 from scorer.game import Game, Phase
 from scorer.settings import Settings
 from tablemode.follow import Follower, Option, Proposal, option_for
-from tablemode.seats import SeatLearner, layout_for, table_phase, table_seat
-from tablemode.view import TableView, table_view
-from vision.table.plane import TablePlane
-from vision.table.plane_reading import FrameReader, PlaneReading
-from vision.table.smoothing import TableSmoother
+from tablemode.tracker import TableTracker, TrackerConfig
+from tablemode.view import TableView
+from vision.table.plane_reading import FrameReader
 
 #: Taps a correction takes when the right card is not among a question's buttons: open the form,
 #: choose the card, confirm.
@@ -75,33 +73,18 @@ def follow_clip(
     script = clip.script
     players = len(script.seats)
     game = Game(Settings(players=players), first_dealer=script.dealer)
-    smoother = TableSmoother(layout_for(players))
     height, width = clip.frames[0].shape[:2]
-    table = TablePlane((width, height)) if plane else None
+    # The app's own tracker: what is measured here is what the players get.
+    tracker = TableTracker(players, (width, height), TrackerConfig(plane=plane))
     follower = Follower()
     result = Followed(game)
     truth = _truth(script)
     first_frame = {m.cards[0]: m.frame for m in clip.marks if m.kind == "play"}
     decided: set[str] = set()
-    deal = 0
-    reading = PlaneReading(reader, table)
-    size = (width, height) if table is None else table.size
-    seats = SeatLearner(players, size) if table is not None else None
     for index, frame in enumerate(clip.frames):
         start = time.perf_counter()
-        for cards in reading.ready(frame):  # on a plane: none until it settles, then all
-            number = game.deal_state.number if game.deal_state else 0
-            if number != deal:
-                smoother.new_deal(game.deal_state.starter if game.deal_state else None)
-                deal = number
-            dealer = None if game.dealer is None else table_seat(players, game.dealer)
-            seating = seats.seating if seats is not None else smoother.seating
-            smoothed = smoother.update(
-                cards, size, dealer=dealer, seating=seating, phase=table_phase(game)
-            )
-            if seats is not None:
-                seats.observe(game, smoothed.state)
-            view = table_view(smoothed.state, smoother.events, players, frame=str(index))
+
+        def follow(view: TableView, index: int = index) -> None:
             for _ in range(64):
                 found = follower.proposals(game, view)
                 if not found:
@@ -112,6 +95,8 @@ def follow_clip(
                     _score_reading(result, proposal, view, truth, first_frame, index)
                 if not _act(result, game, follower, proposal, truth):
                     break
+
+        tracker.update(frame, reader, game, str(index), follow=follow)
         result.seconds_per_frame.append(time.perf_counter() - start)
         if until_clear and game.deals_played and game.phase in (Phase.DEAL, Phase.OVER):
             break  # the crib is counted: the deal is over

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
+from scorer.game import Game
+from tablemode.view import TableView
 from vision.frame_json import frame_json
+from vision.table.camera_check import check_camera
 from webui.camera.camera_view import game_camera_view, no_camera
 from webui.camera.capture import CameraFeed
 from webui.camera.frames import FrameMemory
 from webui.camera.page_tables import PageTables
-from webui.camera.photo_reading import read_frame, read_photo
+from webui.camera.photo_reading import page_frame, read_photo, reading
 from webui.camera.table_mode import TableModes
 from webui.contract import answers, bodies
 from webui.contract.routes import contract
@@ -87,19 +90,29 @@ def frame(game_id: str, query: bodies.TableQuery) -> Response:
     stored = store().load(game_id)
     data, _ = _image_upload()
     name = f"{game_id}-frame"
-    read = read_frame(data)
     frame_id = uploads().add_upload(data)
-    if read is None:
-        found = read_photo(data, name)
-    else:
-        seen, size = read
+    with reading():
+        page = page_frame(data)
+        if page is None:
+            found = read_photo(data, name)
+            return jsonify({"game": game_id, **found, "frame": frame_id})
         tables: PageTables = current_app.extensions["cribcam.page_tables"]
-        table, seen_view = tables.update(game_id, stored.game, seen, size, frame_id)
-        found = {**frame_json(name, seen), "table": table}
-        if query.table == "1":  # table mode's page: apply what the camera sees
-            modes: TableModes = current_app.extensions["cribcam.table_modes"]
-            modes.check_frame(game_id, stored.game, data, seen)
-            found["table_mode"] = modes.follow(game_id, seen_view, held_frames())
+        modes: TableModes = current_app.extensions["cribcam.table_modes"]
+        table_mode = query.table == "1"  # table mode's page: apply what the camera sees
+
+        def follow(view: TableView) -> Game:
+            modes.follow(game_id, view, held_frames())
+            return modes.game(game_id)
+
+        tracked = tables.update(
+            game_id, stored.game, page, frame_id, follow if table_mode else None
+        )
+    found = {**frame_json(name, tracked.seen), "table": tracked.table}
+    if table_mode:
+        if stored.game.deal_state is None:  # before the first deal: can this camera read it?
+            verdict = check_camera(page.image, tracked.seen, stored.game.settings.players)
+            modes.check_camera(game_id, verdict)
+        found["table_mode"] = modes.status(game_id)
     return jsonify({"game": game_id, **found, "frame": frame_id})
 
 

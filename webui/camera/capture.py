@@ -23,16 +23,17 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from tablemode.seats import layout_for, table_seat
-from tablemode.view import TableView, table_view
+from scorer.game import Game
+from tablemode.seats import LAYOUTS, table_seat
+from tablemode.tracker import DEFAULT_TRACKER, SeatMark, TableTracker, TrackerConfig
+from tablemode.view import TableView
 from vision.detection.models import ModelMissingError
-from vision.frame_json import frame_quality
+from vision.frame_json import card_json, frame_quality
 from vision.table.cards import FrameCards
-from vision.table.roles import Seat
-from vision.table.smoothing import TableSmoother
+from vision.table.roles import Seat, assign_roles
 from vision.table.sources import TERMINAL, Backoff, Frame, FrameSource, SourceState, open_source
 from webui.camera.frames import FrameMemory, thumbnail
-from webui.camera.tablejson import table_json
+from webui.camera.tablejson import learnt_json, table_json
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +72,8 @@ class CameraFeed:
         memory: FrameMemory | None = None,
         on_change: Callable[[int], None] | None = None,
         on_table: TableHook | None = None,
+        load_game: Callable[[str], Game] | None = None,
+        tracking: TrackerConfig = DEFAULT_TRACKER,
         interval: float = 0.3,
         retry: Backoff = RETRY,
         read_timeout: float = 0.5,
@@ -78,10 +81,9 @@ class CameraFeed:
         self.spec = spec
         self.memory = memory or FrameMemory()
         self._reader_factory, self._opener, self._on_change = reader_factory, opener, on_change
-        self._on_table = on_table
+        self._on_table, self._load_game, self._tracking = on_table, load_game, tracking
         self._table_on = False  # a table mode page asked for it (`attach`)
         self._table_mode: dict[str, Any] | None = None
-        self._event_ids: dict[int, str] = {}  # smoother frame number of a play event → frame id
         self._interval, self._retry, self._read_timeout = interval, retry, read_timeout
         self._lock = threading.Lock()
         # Notified on each new revision, so callers (tests) wait for a change instead of polling.
@@ -97,7 +99,12 @@ class CameraFeed:
         self._game: str | None = None
         self._deal = 0
         self._dealer: Seat | None = None
-        self._smoother = TableSmoother(layout_for(2))
+        self._players = 2
+        #: The table the frames show (made on the first frame, which says the picture's size),
+        #: only ever used under `_tracker_lock`, which comes before `_lock`.
+        self._tracker: TableTracker | None = None
+        self._tracker_lock = threading.RLock()  # table mode's hook attaches from within
+        self._events: list[dict[str, Any]] = []
         self._table: dict[str, Any] | None = None
         self._frame: dict[str, Any] | None = None
         self._latest: Image | None = None
@@ -162,20 +169,23 @@ class CameraFeed:
         already this one is changed. `table_mode` turns applying what the camera sees on or off
         (None: as it was for this game; off for another). Returns whether the feed now follows
         `game_id`."""
-        with self._lock:
+        with self._tracker_lock, self._lock:
             if not (switch or self._game in (None, game_id)):
                 return False
             if table_mode is not None:
                 self._table_on = table_mode
             elif self._game != game_id:
                 self._table_on = False
-            if players != len(self._smoother.layout.seats):
-                self._smoother = TableSmoother(layout_for(players))
-                self._event_ids.clear()
-            elif (game_id, deal) != (self._game, self._deal):
-                self._smoother.new_deal()
-                self._event_ids.clear()
-            self._game, self._deal = game_id, deal
+            if players != self._players:
+                self._tracker = None  # another layout: made anew on the next frame
+                self._events = []
+            elif game_id != self._game and self._tracker is not None:
+                self._tracker.next_game()  # the same camera and table: its plane is kept
+                self._events = []
+            elif deal != self._deal and self._tracker is not None and self._load_game is None:
+                self._tracker.new_deal()  # (a game loaded each frame says its own new deal)
+                self._events = []
+            self._players, self._game, self._deal = players, game_id, deal
             self._dealer = None if dealer is None else table_seat(players, dealer)
         self._changed()
         return True
@@ -254,39 +264,80 @@ class CameraFeed:
 
     def _process(self, frame: Frame) -> None:
         start = time.perf_counter()
-        try:  # the deck in use's reader, asked for anew: a deck chosen meanwhile reads this frame
-            seen = self._reader_factory().cards(frame.image)
-        except Exception as error:  # one bad frame must not stop the camera
-            log.warning("camera frame %d not read: %s", frame.index, error)
-            self._set_status(detail=f"frame {frame.index} could not be read: {error}")
-            return
+        modes: list[dict[str, Any]] = []
+        with self._tracker_lock:
+            with self._lock:
+                game_id, dealer, table_on = self._game, self._dealer, self._table_on
+            game = self._game_of(game_id)
+            if self._tracker is None or self._tracker.picture != frame.size:
+                self._tracker = TableTracker(self._players, frame.size, self._tracking,
+                                             keep=self.memory.add_image)  # fmt: skip
+            tracker = self._tracker
+            follow = None
+            if table_on and game_id is not None and self._on_table is not None:
+                hook, followed = self._on_table, game_id
+
+                def follow(view: TableView) -> Game | None:
+                    try:
+                        modes.append(hook(self, followed, view))
+                    except Exception as error:  # a game deleted meanwhile, a refused step
+                        log.warning("table mode for game %s: %s", followed, error)
+                        modes.append({"question": None, "last": None, "error": str(error)})
+                    return self._game_of(followed)
+
+            try:  # the deck in use's reader, asked for anew: a deck chosen meanwhile reads it
+                tracked = tracker.update(frame.image, self._reader_factory(), game,
+                                         dealer=dealer, follow=follow,
+                                         timestamp=frame.timestamp)  # fmt: skip
+            except Exception as error:  # one bad frame must not stop the camera
+                log.warning("camera frame %d not read: %s", frame.index, error)
+                self._set_status(detail=f"frame {frame.index} could not be read: {error}")
+                return
+            events = [{"seat": e.seat, "card": str(e.card),
+                       "frame": tracker.event_frames.get(e.frame)}
+                      for e in tracker.smoother.events]  # fmt: skip
         ms = (time.perf_counter() - start) * 1000
+        seen = tracked.seen
         with self._lock:
-            smoothed = self._smoother.update(
-                seen, frame.size, dealer=self._dealer, timestamp=frame.timestamp
-            )
-            if smoothed.events:
-                frame_id = self.memory.add_image(frame.image)
-                self._event_ids.update({e.frame: frame_id for e in smoothed.events})
             self._latest, self._seen = frame.image, seen
-            self._table = table_json(smoothed.state)
+            if tracked.state is not None:
+                self._table = table_json(tracked.state, tracked.to_picture)
+            else:  # the plane settling: this frame's cards, not placed yet
+                self._table = {**table_json(assign_roles(FrameCards(()), tracker.smoother.layout,
+                                                         frame.size)),
+                               "cards": [{**card_json(c), "role": "undecided"}
+                                         for c in seen.cards]}  # fmt: skip
+            self._table["learnt"] = [learnt_json(m) for m in tracked.seats]
+            self._events = events
             self._status["frames"] = int(self._status["frames"]) + 1
             self._frame = {"index": frame.index, "size": list(frame.size),
                            "timestamp": round(frame.timestamp, 3), "ms": round(ms, 1),
                            **frame_quality(seen)}  # fmt: skip
-            game = self._game if self._table_on else None
-            players = len(self._smoother.layout.seats)
-            view = table_view(smoothed.state, self._smoother.events, players,
-                              dict(self._event_ids).get)  # fmt: skip
-        if game is not None and self._on_table is not None:
-            try:
-                mode = self._on_table(self, game, view)
-            except Exception as error:  # a game deleted meanwhile, a refused step: shown, not fatal
-                log.warning("table mode for game %s: %s", game, error)
-                mode = {"question": None, "last": None, "error": str(error)}
-            with self._lock:
-                self._table_mode = mode
+            if modes:
+                self._table_mode = modes[-1]
         self._changed()
+
+    def fix_seat(self, game_id: str, seat: int, player: int) -> tuple[SeatMark, ...] | None:
+        """The players put a learnt seat right (`TableTracker.fix`); the seats as now learnt,
+        or None when the camera follows another game or learnt no seat there."""
+        with self._tracker_lock:
+            tracker = self._tracker
+            if self._game != game_id or tracker is None:
+                return None
+            if seat not in {m.seat for m in tracker.seat_marks()}:
+                return None
+            tracker.fix(seat, player)
+            return tracker.seat_marks()
+
+    def _game_of(self, game_id: str | None) -> Game | None:
+        """The game the feed follows, as now stored (None: none, or none to load)."""
+        if game_id is None or self._load_game is None:
+            return None
+        try:
+            return self._load_game(game_id)
+        except Exception as error:  # a game deleted meanwhile: the table is read without it
+            log.warning("camera: game %s not loaded: %s", game_id, error)
+            return None
 
     # -- internals -------------------------------------------------------------------------
     def _snapshot(self) -> dict[str, Any]:
@@ -297,14 +348,11 @@ class CameraFeed:
             "model": self._model,
             "revision": self._revision,
             "game": self._game,
-            "layout": list(self._smoother.layout.seats),
+            "layout": list(LAYOUTS[self._players]),
             "table_mode": self._table_mode,
             "frame": self._frame,
             "table": self._table,
-            "events": [
-                {"seat": e.seat, "card": str(e.card), "frame": self._event_ids.get(e.frame)}
-                for e in self._smoother.events
-            ],
+            "events": self._events,
         }
 
     def _set_status(self, **changes: Any) -> None:

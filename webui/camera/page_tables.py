@@ -1,83 +1,120 @@
-"""The table a page's own camera sees: frames posted by the browser, smoothed per game.
+"""The table a page's own camera sees: frames posted by the browser, tracked per game.
 
 One frame cannot be trusted (a hand over the cards, a misread glyph), so the frames a page
-posts to `/api/games/<id>/frame` go through the same `TableSmoother` as the server camera's,
-one per game, laid out on the game's seats. When the table shows a hand (or the crib) next to
-the starter, its show is counted, so a player can point the phone at the show and read the
-score.
+posts to `/api/games/<id>/frame` go through the same `TableTracker` as the server camera's,
+one per game: the table's own plane, the smoothed table, the seats learnt from the game. When
+the table shows a hand (or the crib) next to the starter, its show is counted, so a player
+can point the phone at the show and read the score.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Any
 
 from scorer.cards import Card
 from scorer.game import Game
 from scorer.json_api import show_to_json
 from scorer.show import score_show
-from tablemode.seats import game_seat, layout_for, table_phase, table_seat
-from tablemode.view import TableView, table_view
+from tablemode.seats import game_seat
+from tablemode.tracker import (
+    DEFAULT_TRACKER,
+    Follow,
+    SeatMark,
+    TableTracker,
+    Tracked,
+    TrackerConfig,
+)
+from tablemode.view import TableView
+from vision.frame_json import card_json
 from vision.table.cards import FrameCards
 from vision.table.roles import TableState
-from vision.table.smoothing import TableSmoother
-from webui.camera.tablejson import table_json
+from webui.camera.photo_reading import PageFrame
+from webui.camera.tablejson import learnt_json, table_json
 from webui.languages.i18n import spoken
 
-#: Games whose smoothers are kept (the least recently used is forgotten beyond this).
+#: Games whose trackers are kept (the least recently used is forgotten beyond this).
 KEPT_GAMES = 16
 
 
 @dataclass
-class _GameSmoother:
+class _GameTable:
     players: int
-    deal: int
-    smoother: TableSmoother
-    #: The frame id each play event was noticed on (by smoother frame number), this deal.
-    event_frames: dict[int, str] = field(default_factory=dict)
+    tracker: TableTracker
+
+
+@dataclass(frozen=True)
+class PageTable:
+    """What one posted frame gave: the smoothed table as the page draws it (`table_json` in
+    the picture's pixels, plus `seats`, `learnt` and `shows`), this frame's cards in the
+    picture's pixels (`seen`) and the view table mode follows (None: nothing new)."""
+
+    table: dict[str, Any]
+    seen: FrameCards
+    view: TableView | None
 
 
 class PageTables:
-    """Per-game smoothers for frames posted by pages; thread-safe."""
+    """Per-game table trackers for frames posted by pages; thread-safe."""
 
-    def __init__(self, kept: int = KEPT_GAMES) -> None:
-        self._kept = kept
+    def __init__(self, kept: int = KEPT_GAMES, config: TrackerConfig = DEFAULT_TRACKER) -> None:
+        self._kept, self._config = kept, config
         self._lock = threading.Lock()
-        self._smoothers: OrderedDict[str, _GameSmoother] = OrderedDict()
+        self._tables: OrderedDict[str, _GameTable] = OrderedDict()
 
     def update(
         self,
         game_id: str,
         game: Game,
-        seen: FrameCards,
-        size: tuple[int, int],
+        frame: PageFrame,
         frame_id: str | None = None,
-    ) -> tuple[dict[str, Any], TableView]:
-        """Add one frame of `game_id` (kept as `frame_id`); returns the smoothed table
-        (`table_json`) plus `seats` (each frame edge's game seat) and `shows`, and the view
-        table mode follows."""
+        follow: Follow | None = None,
+    ) -> PageTable:
+        """Add one frame of `game_id` (kept as `frame_id`); `follow` takes each view as it is
+        made (table mode's page), so a game moves on between frames released together."""
         players = game.settings.players
-        deal = game.deal_state.number if game.deal_state else 0
-        dealer = None if game.dealer is None else table_seat(players, game.dealer)
+        width, height = frame.size
         with self._lock:
-            kept = self._smoothers.pop(game_id, None)
-            if kept is None or kept.players != players:
-                kept = _GameSmoother(players, deal, TableSmoother(layout_for(players)))
-            elif kept.deal != deal:
-                kept.smoother.new_deal(game.deal_state.starter if game.deal_state else None)
-                kept.deal, kept.event_frames = deal, {}
-            self._smoothers[game_id] = kept
-            while len(self._smoothers) > self._kept:
-                self._smoothers.popitem(last=False)
-            smoothed = kept.smoother.update(seen, size, dealer=dealer, phase=table_phase(game))
-            if frame_id is not None:
-                kept.event_frames.update({e.frame: frame_id for e in smoothed.events})
-            state, frames = smoothed.state, dict(kept.event_frames)
-            view = table_view(state, kept.smoother.events, players, frames.get, frame_id)
-        seats = {edge: game_seat(players, edge) for edge in state.layout.seats}
-        return {**table_json(state), "seats": seats, "shows": shows(state, game)}, view
+            kept = self._tables.pop(game_id, None)
+            if kept is None or kept.players != players or kept.tracker.picture != (width, height):
+                config = replace(self._config, plane=self._config.plane and frame.plane)
+                kept = _GameTable(players, TableTracker(players, (width, height), config))
+            self._tables[game_id] = kept
+            while len(self._tables) > self._kept:
+                self._tables.popitem(last=False)
+            tracked = kept.tracker.update(frame.image, frame.reader, game, frame_id, follow=follow)
+        return PageTable(page_json(tracked, game), tracked.seen, tracked.view)
+
+    def fix_seat(self, game_id: str, seat: int, player: int) -> tuple[SeatMark, ...] | None:
+        """The players put a learnt seat right (`TableTracker.fix`); the seats as now learnt,
+        or None when this game's page camera learnt no seat there."""
+        with self._lock:
+            kept = self._tables.get(game_id)
+            if kept is None or seat not in {m.seat for m in kept.tracker.seat_marks()}:
+                return None
+            kept.tracker.fix(seat, player)
+            return kept.tracker.seat_marks()
+
+
+def page_json(tracked: Tracked, game: Game) -> dict[str, Any]:
+    """The smoothed table as the page draws it, in the picture's pixels: while the plane settles
+    (nothing smoothed yet) this frame's cards, unplaced."""
+    players = game.settings.players
+    if tracked.state is None:
+        cards = [{**card_json(c), "role": "undecided"} for c in tracked.seen.cards]
+        table: dict[str, Any] = {"cards": cards, "play": {}, "starter": None, "crib": [],
+                                 "undecided": [], "conflicts": []}  # fmt: skip
+        seats: dict[str, int | None] = {}
+        counted: list[dict[str, Any]] = []
+    else:
+        table = table_json(tracked.state, tracked.to_picture)
+        seats = {edge: game_seat(players, edge) for edge in tracked.state.layout.seats}
+        counted = shows(tracked.state, game)
+    learnt = [learnt_json(m) for m in tracked.seats]
+    return {**table, "seats": seats, "shows": counted, "learnt": learnt,
+            "settling": tracked.state is None}  # fmt: skip
 
 
 def shows(state: TableState, game: Game) -> list[dict[str, Any]]:

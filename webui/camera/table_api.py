@@ -8,7 +8,11 @@ from contextlib import contextmanager
 
 from flask import Blueprint, Response, current_app, jsonify
 
+from scorer.errors import GameError
+from webui.camera.capture import CameraFeed
+from webui.camera.page_tables import PageTables
 from webui.camera.table_mode import TableModes
+from webui.camera.tablejson import learnt_json
 from webui.contract import answers, bodies
 from webui.contract.fields import as_cards
 from webui.contract.routes import contract
@@ -58,6 +62,25 @@ def dismiss(game_id: str, body: bodies.TableDismiss) -> Response:
     """The open question is not a card (`{"key": ...}`): it is not asked again."""
     store().load(game_id)
     return jsonify(modes().dismiss(game_id, body.key))
+
+
+@table_api.post("/seats")
+@contract(body=bodies.SeatFix, answers={200: answers.LearntSeats}, refusals=(400, 404, 409))
+def fix_seat(game_id: str, body: bodies.SeatFix) -> Response:
+    """A seat's name tapped on the picture: `player` sits where the camera learnt `seat`."""
+    stored = store().load(game_id)
+    players = stored.game.settings.players
+    for seat in (body.seat, body.player):
+        if seat >= players:
+            raise as_api_error(GameError("not_a_seat", seat=seat, players=players), stored.names)
+    tables: PageTables = current_app.extensions["cribcam.page_tables"]
+    marks = tables.fix_seat(game_id, body.seat, body.player)
+    feed: CameraFeed | None = current_app.extensions.get("cribcam.camera")
+    if marks is None and feed is not None:
+        marks = feed.fix_seat(game_id, body.seat, body.player)
+    if marks is None:
+        raise as_api_error(ApiError.coded("seat_not_learnt", 409, seat=body.seat), stored.names)
+    return jsonify({"learnt": [learnt_json(m) for m in marks]})
 
 
 @contextmanager

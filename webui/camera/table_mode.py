@@ -23,8 +23,6 @@ from tablemode.follow import Follower, Option, Proposal, option_for
 from tablemode.steps import Step
 from tablemode.view import TableView
 from vision.table.camera_check import CameraVerdict, check_camera
-from vision.table.cards import FrameCards
-from vision.table.sources import decode_image
 from webui.camera.capture import CameraFeed, TableHook
 from webui.camera.frames import THUMB_SIDE
 from webui.errors import ApiError, as_api_error
@@ -87,14 +85,6 @@ class TableModes:
             table = self._table(game_id)
             self._forget_check_once_dealt(game_id, table)
             return self._status(table)
-
-    def check_frame(self, game_id: str, game: Game, image: bytes, seen: FrameCards) -> None:
-        """Before `game`'s first deal, check the page's frame (`image`, in which the reader
-        read `seen`): can the camera read the table? Decoding it again costs a few ms, and
-        only before play."""
-        if game.deal_state is None:
-            verdict = check_camera(decode_image(image), seen, game.settings.players)
-            self.check_camera(game_id, verdict)
 
     def check_camera(self, game_id: str, verdict: CameraVerdict) -> None:
         """Keep `verdict`, the camera check of the game's latest frame before its first deal."""

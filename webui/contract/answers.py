@@ -138,6 +138,12 @@ class TableStatus(Answer):
     last: dict[str, Any] | None
 
 
+class LearntSeats(Answer):
+    """Where the camera learnt each seat sits, in the picture's pixels."""
+
+    learnt: list[dict[str, Any]]
+
+
 class TableAnswerResult(GameState):
     table_mode: TableStatus
 

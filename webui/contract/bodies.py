@@ -367,6 +367,14 @@ class TableDismiss(Body):
     key: ProposalKey
 
 
+class SeatFix(Body):
+    """A learnt seat put right: `player` sits where the camera learnt `seat` (they swap)."""
+
+    what = "a seat fix"
+    seat: Seat
+    player: Seat
+
+
 # -- decks --------------------------------------------------------------------------------------
 class NewEnrolment(Body):
     """Teach a deck: its name and how its photos are taken."""

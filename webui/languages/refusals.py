@@ -36,6 +36,7 @@ API_REFUSALS = {
     "no_reading": _p("error", "{text} has no reading to apply: name the card"),
     "cannot_be_there": _p("error", "{cards} cannot be there: already placed this deal, or "
                                    "against the rules"),
+    "seat_not_learnt": _p("error", "the camera has not learnt where {seat} sits"),
     # games, matches and settings
     "no_game": _p("error", "no game {text}"),
     "game_not_over": _p("error", "this game is not finished yet"),

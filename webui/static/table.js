@@ -77,7 +77,55 @@ function followCamera(answer, picture) {
     if (JSON.stringify({ ...mode, camera_check: null }) !== before) renderPrompt();
     renderCheck();
   }
-  if (answer.table && picture) followTroubles(answer.table, picture.width, picture.height);
+  if (answer.table && picture) {
+    followTroubles(answer.table, picture.width, picture.height);
+    renderSeatMarks(answer.table.learnt || [], picture.width, picture.height);
+  }
+}
+
+// -- the seats the camera learnt -----------------------------------------------------------
+let seatsKey = "";
+let seatPicture = [0, 0];  // the frame the marks were placed in: width, height
+/* Each player's name where the camera learnt they sit (picture pixels in a `width` × `height`
+   frame), over the picture; a tap on one asks who sits there instead (two players: they swap). */
+function renderSeatMarks(learnt, width, height) {
+  const key = JSON.stringify([learnt.map((m) => [m.seat, Math.round(m.at[0] / 8), Math.round(m.at[1] / 8), m.fixed]),
+    width, height, state && state.names]);
+  if (key === seatsKey || !width || !height) return;
+  seatsKey = key;
+  seatPicture = [width, height];
+  const box = $("seat-marks");
+  const chooser = box.querySelector(".seat-chooser");
+  box.replaceChildren(...learnt.map((m) => {
+    const x = Math.min(Math.max(m.at[0] / width, 0.06), 0.94);  // a name stays inside the picture
+    const y = Math.min(Math.max(m.at[1] / height, 0.06), 0.94);
+    const mark = el("button", { type: "button", class: "seat-mark", "data-seat": String(m.seat),
+      "data-fixed": String(m.fixed), title: t("Not here? Tap to say who sits here.") }, seatName(m.seat));
+    mark.style.left = `${(x * 100).toFixed(1)}%`;
+    mark.style.top = `${(y * 100).toFixed(1)}%`;
+    mark.addEventListener("click", () => chooseSeat(m.seat));
+    return mark;
+  }), ...(chooser ? [chooser] : []));
+}
+
+/* Who sits where the camera put `seat`: the other players as buttons (two players swap at once). */
+function chooseSeat(seat) {
+  const box = $("seat-marks");
+  box.querySelector(".seat-chooser")?.remove();
+  const others = state.names.map((_, i) => i).filter((i) => i !== seat);
+  if (others.length === 1) { fixSeat(seat, others[0]); return; }
+  const options = el("div", { class: "options" }, ...others.map((player) =>
+    bigButton(seatName(player), () => fixSeat(seat, player))));
+  options.append(bigButton(t("Cancel"), () => chooser.remove()));
+  const chooser = el("div", { class: "seat-chooser", role: "dialog" },
+    el("p", { class: "ask" }, t("Who sits where the camera put {name}?", { name: seatName(seat) })), options);
+  box.append(chooser);
+}
+
+async function fixSeat(seat, player) {
+  $("seat-marks").querySelector(".seat-chooser")?.remove();
+  const answer = await api("POST", `/api/games/${GAME}/table/seats`, { seat, player });
+  if (answer && answer.learnt) { seatsKey = ""; renderSeatMarks(answer.learnt, ...seatPicture); }
 }
 
 function startBrowserCamera() {
@@ -133,7 +181,10 @@ function showServerCamera(view) {
     img.onload = () => drawBoxes($("overlay"), view.frame.size[0], view.frame.size[1], cards,
       tableLabel, tableLabelPx);
     img.src = `/api/camera/frame.jpg?r=${view.revision}`;
-    if (view.table) followTroubles({ ...view.table, seats: serverSeats(view) }, ...view.frame.size);
+    if (view.table) {
+      followTroubles({ ...view.table, seats: serverSeats(view) }, ...view.frame.size);
+      renderSeatMarks(view.table.learnt || [], ...view.frame.size);
+    }
   }
 }
 

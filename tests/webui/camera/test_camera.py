@@ -14,6 +14,7 @@ from flask.testing import FlaskClient
 
 from scorer.game import Game
 from scorer.settings import Settings
+from tablemode.tracker import TrackerConfig
 from tests.webui.conftest import HANDS, Act, play_to_pegging
 from tests.webui.fakes import HAND_BOTTOM, PLAY_BOTTOM, PLAY_TOP, Frames, Reader
 from vision.detection.models import ModelMissingError
@@ -101,6 +102,8 @@ def cam_app(db_path: Path, reader: Reader) -> Iterator[Flask]:
         "TESTING": True, "DATABASE": db_path, "SSE_MAX_SECONDS": 3.0,
         "CAMERA_SOURCE": "fake", "CAMERA_OPENER": lambda spec: Frames(),
         "FRAME_READER": lambda: reader, "CAMERA_INTERVAL": 0.005,
+        # the fake reads the same cards in any picture: none turned onto the table's plane
+        "TABLE_TRACKING": TrackerConfig(plane=False),
     })  # fmt: skip
     yield app
     shutdown(app)

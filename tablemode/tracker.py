@@ -1,0 +1,326 @@
+"""One game's table as one camera sees it, frame by frame: the table's own plane
+(`vision.table.plane`, the picture read turned to look straight down once it settles), the
+smoothed table (`TableSmoother`), the seats learnt from the game (`SeatLearner`), and the view
+table mode follows (`TableView`).
+
+The benchmark (`cribtrain.measure.table_mode.follow_clip`), the page's camera
+(`webui.camera.page_tables`) and the server camera (`webui.camera.capture`) all run this one
+tracker, so what the benchmark measures is what the players get.
+
+Until the plane settles the frames are held (`PlaneReading`) and nothing reaches the smoother:
+the first cards laid would be placed in the wrong rows. A table whose plane never settles (too
+few cards in view, or bunched in a corner of the picture) is read in the picture itself with
+the seats at its edges, as a camera over the table has them (`TrackerConfig.patience`): the
+frames held meanwhile are smoothed then, in the picture, so nothing seen is lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import numpy.typing as npt
+
+from scorer.game import Game
+from tablemode.seats import LAYOUTS, SeatLearner, layout_for, table_phase, table_seat
+from tablemode.view import TableView, table_view
+from vision.table.cards import FrameCards, SeenCard
+from vision.table.plane import TablePlane
+from vision.table.plane_reading import FrameReader, Image, PlaneReading
+from vision.table.roles import Seat, TableState
+from vision.table.smoothing import TableSmoother
+
+F64 = npt.NDArray[np.float64]
+#: Table mode following the view of one frame; the game as it now is (None: the same object).
+Follow = Callable[[TableView], "Game | None"]
+
+
+@dataclass(frozen=True)
+class TrackerConfig:
+    """`plane`: place the cards on the table's own plane (off: the picture's edges, a camera
+    over the table); `hold`: frames held at most while the plane settles (the oldest go first:
+    a 720p frame is 2.7 MB); `patience`: frames that showed cards during a deal without the
+    plane settling, before the table is read in the picture instead (the clips lay the first
+    three cards, which settle it, within 36 frames; the page posts about one a second)."""
+
+    plane: bool = True
+    hold: int = 48
+    patience: int = 36
+
+
+DEFAULT_TRACKER = TrackerConfig()
+
+
+@dataclass(frozen=True)
+class SeatMark:
+    """Where game seat `seat` was learnt to sit, in picture pixels (`fixed`: a player said)."""
+
+    seat: int
+    at: tuple[float, float]
+    fixed: bool = False
+
+
+@dataclass(frozen=True)
+class Tracked:
+    """What one frame gave: `state`, the smoothed table (None while the plane settles), in the
+    frame it was smoothed in; `to_picture`, that frame's pixels to the picture's (None: it is the
+    picture); `seen`, this frame's cards in picture pixels; `view`, the table mode view (None:
+    nothing new to follow); `seats`, the learnt seats on the picture."""
+
+    state: TableState | None
+    to_picture: F64 | None
+    seen: FrameCards
+    view: TableView | None
+    seats: tuple[SeatMark, ...] = ()
+    #: The frames smoothed by this call, oldest first (several when the plane has just settled).
+    smoothed: int = 0
+
+
+@dataclass
+class _Held:
+    """A frame held while the plane settles: its id (None: not kept yet) and picture reading."""
+
+    image: Image
+    frame: str | None
+    seen: FrameCards
+    timestamp: float | None = None
+
+
+@dataclass
+class TableTracker:
+    """The table of one game of `players` seen by one camera whose frames are `picture`
+    (width, height) pixels; not thread-safe (callers hold their own lock)."""
+
+    players: int
+    picture: tuple[int, int]
+    config: TrackerConfig = DEFAULT_TRACKER
+    #: Keeps a frame that a play event was seen on and names it (the server camera keeps only
+    #: those); frames that come with an id need none.
+    keep: Callable[[Image], str] | None = None
+    smoother: TableSmoother = field(init=False)
+    seats: SeatLearner = field(init=False)
+    #: The frame id of each play event, by smoother frame number (this deal).
+    event_frames: dict[int, str] = field(init=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.smoother = TableSmoother(layout_for(self.players))
+        self.table = TablePlane(self.picture) if self.config.plane else None
+        self._reading = PlaneReading(_Unset(), self.table)
+        self.seats = SeatLearner(self.players, self.size)
+        self._held: list[_Held] = []
+        self._waited = 0  # frames with cards during a deal, the plane unsettled
+        self._deal = 0
+        self._view: TableView | None = None
+
+    @property
+    def on_plane(self) -> bool:
+        """Whether the cards are placed on the table's plane (else in the picture)."""
+        return self.table is not None
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """The frame the cards are smoothed in: the plane's canonical one, or the picture."""
+        return self.picture if self.table is None else self.table.size
+
+    def update(
+        self,
+        image: Image,
+        reader: FrameReader,
+        game: Game | None,
+        frame: str | None = None,
+        *,
+        dealer: Seat | None = None,
+        follow: Follow | None = None,
+        timestamp: float | None = None,
+    ) -> Tracked:
+        """Add one frame (`image`, read with `reader`; kept as `frame` when given) of `game`,
+        before the game takes this frame's steps. Without a game (a camera following none) the
+        roles go by place alone, the crib beside `dealer`, and no seat is learnt. `follow` is
+        given the view after each frame smoothed (several at once when the plane has just
+        settled), so that the game moves on between them as if smoothed as they came."""
+        capture = _Capture(reader)
+        self._reading.reader = capture
+        table = self.table
+        was_settled = table is not None and table.settled
+        back = _inverse(table) if table is not None and was_settled else None
+        ready = self._reading.ready(image)
+        if table is not None and not table.settled:
+            return self._hold(_Held(image, frame, capture.last, timestamp), game, dealer, follow)
+        if table is None:  # the picture itself
+            frames = [_Held(image, frame, ready[0], timestamp)]
+            return self._smooth(game, frames, capture.last, dealer, follow)
+        if was_settled:  # read turned: its cards back in the picture for the overlay
+            assert back is not None
+            frames = [_Held(image, frame, ready[-1], timestamp)]
+            return self._smooth(game, frames, _placed_all(back, ready[-1]), dealer, follow)
+        # just settled: every frame held, read again turned, smoothed in order
+        held = [*self._held, _Held(image, frame, capture.last, timestamp)][-len(ready) :]
+        self._held = []
+        frames = [replace(h, seen=cards) for h, cards in zip(held, ready, strict=True)]
+        return self._smooth(game, frames, capture.last, dealer, follow)
+
+    def fix(self, seat: int, player: int) -> bool:
+        """A player says game seat `player` sits where `seat` was learnt (the page's tap on a
+        seat's name): the two swap places. Whether anything changed."""
+        edges = LAYOUTS[self.players]
+        changed = self.seats.fix(edges[seat], edges[player])
+        return changed
+
+    def seat_marks(self) -> tuple[SeatMark, ...]:
+        """The learnt seats in picture pixels (none in the picture-edge layout)."""
+        if self.table is None or not self.seats.learnt:
+            return ()
+        back = _inverse(self.table)
+        edges = LAYOUTS[self.players]
+        marks = []
+        for edge, (x, y) in self.seats.learnt.items():
+            px, py = _apply(back, np.array([[x, y]], np.float64))[0]
+            marks.append(
+                SeatMark(edges.index(edge), (float(px), float(py)), edge in self.seats.fixed)
+            )
+        return tuple(sorted(marks, key=lambda m: m.seat))
+
+    # -- internals -------------------------------------------------------------------------
+    def _hold(
+        self,
+        this: _Held,
+        game: Game | None,
+        dealer: Seat | None,
+        follow: Follow | None,
+    ) -> Tracked:
+        """The plane has not settled: hold the frame, or give up on the plane."""
+        self._held.append(this)
+        seen = this.seen
+        if len(self._held) > self.config.hold:  # the oldest go, from PlaneReading's too: memory
+            del self._held[0]
+            del self._reading.held[0]
+        if game is not None and game.deal_state is not None and any(c.in_frame for c in seen.cards):
+            self._waited += 1
+        if self._waited < self.config.patience:
+            return Tracked(None, None, seen, None)
+        # The plane does not settle: the picture's edges are the seats, from the frames held.
+        held, self._held = self._held, []
+        self.table = None
+        self._reading = PlaneReading(_Unset(), None)
+        self.seats = SeatLearner(self.players, self.size)
+        return self._smooth(game, held, seen, dealer, follow)
+
+    def next_game(self) -> None:
+        """The same camera on the same table follows another game: the plane is kept, the
+        seats are learnt anew, and the cards lying now are no plays of it unless they move."""
+        self.smoother.new_deal()
+        self.seats = SeatLearner(self.players, self.size)
+        self.event_frames, self._deal, self._waited = {}, 0, 0
+
+    def new_deal(self) -> None:
+        """A new deal of a camera following no game: the cards laid so far are forgotten."""
+        self.smoother.new_deal()
+        self.event_frames = {}
+
+    def _smooth(
+        self,
+        game: Game | None,
+        frames: list[_Held],
+        seen: FrameCards,
+        dealer: Seat | None = None,
+        follow: Follow | None = None,
+    ) -> Tracked:
+        """Smooth `frames` (their cards in `size`) in order; the last is this frame."""
+        players = self.players
+        state: TableState | None = None
+        view = self._view
+        for image, frame, cards, timestamp in (
+            (h.image, h.frame, h.seen, h.timestamp) for h in frames
+        ):
+            phase = None
+            if game is not None:
+                number = game.deal_state.number if game.deal_state else 0
+                if number != self._deal:
+                    self.smoother.new_deal(game.deal_state.starter if game.deal_state else None)
+                    self._deal, self.event_frames = number, {}
+                dealer = None if game.dealer is None else table_seat(players, game.dealer)
+                phase = table_phase(game)
+            seating = self.seats.seating if self.table is not None else self.smoother.seating
+            smoothed = self.smoother.update(
+                cards, self.size, dealer=dealer, seating=seating, phase=phase, timestamp=timestamp
+            )
+            if smoothed.events:
+                if frame is None and self.keep is not None:
+                    frame = self.keep(image)
+                if frame is not None:
+                    self.event_frames.update({e.frame: frame for e in smoothed.events})
+            if self.table is not None and game is not None:
+                self.seats.observe(game, smoothed.state)
+            state = smoothed.state
+            view = table_view(state, self.smoother.events, players, self.event_frames.get, frame)
+            if follow is not None:
+                game = follow(view) or game
+        self._view = view
+        back = None if self.table is None else _inverse(self.table)
+        return Tracked(state, back, seen, view, self.seat_marks(), len(frames))
+
+
+class _Unset:
+    """The reader before the first frame brings one."""
+
+    def cards(self, frame: Image) -> FrameCards:
+        raise RuntimeError("no reader given")
+
+
+@dataclass
+class _Capture:
+    """`reader`, remembering what it read in the picture itself (the first read of a frame:
+    `PlaneReading` reads the picture before it settles, the turned picture after)."""
+
+    reader: FrameReader
+    last: FrameCards = field(default_factory=lambda: FrameCards(()))
+    _read: int = 0
+
+    def cards(self, frame: Image) -> FrameCards:
+        cards = self.reader.cards(frame)
+        if self._read == 0:
+            self.last = cards
+        self._read += 1
+        return cards
+
+
+def _inverse(table: TablePlane) -> F64:
+    """The canonical frame's pixels to the picture's."""
+    return np.asarray(np.linalg.inv(table.homography()), np.float64)
+
+
+def _apply(homography: F64, points: F64) -> F64:
+    flat = np.column_stack([points, np.ones(len(points))]) @ homography.T
+    return np.asarray(flat[:, :2] / flat[:, 2:], np.float64)
+
+
+def map_box(homography: F64, box: tuple[float, ...] | list[float]) -> tuple[float, ...]:
+    """The box around `box`'s four corners mapped by `homography`."""
+    x1, y1, x2, y2 = (float(v) for v in box[:4])
+    corners = _apply(homography, np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]]))
+    return (*corners.min(axis=0).tolist(), *corners.max(axis=0).tolist())
+
+
+def map_point(homography: F64, point: tuple[float, float]) -> tuple[float, float]:
+    x, y = _apply(homography, np.array([point], np.float64))[0]
+    return float(x), float(y)
+
+
+def _placed(homography: F64, seen: SeenCard) -> SeenCard:
+    """`seen` with its boxes and centre mapped by `homography` (read turned, placed back)."""
+    boxes = seen.detections.boxes
+    mapped = np.array([map_box(homography, b) for b in boxes.tolist()], np.float32)
+    detections = (
+        seen.detections.with_rows(boxes=mapped.reshape(-1, 4)) if len(boxes) else (seen.detections)
+    )
+    sides = mapped[:, 2:] - mapped[:, :2] if len(mapped) else None
+    size = seen.glyph_size if sides is None else float(sides.max(axis=1).mean())
+    x1, y1, x2, y2 = map_box(homography, seen.box)
+    centre = map_point(homography, seen.centre)
+    return replace(seen, box=(x1, y1, x2, y2), centre=centre, glyph_size=size,
+                   detections=detections)  # fmt: skip
+
+
+def _placed_all(homography: F64, frame: FrameCards) -> FrameCards:
+    return replace(frame, cards=tuple(_placed(homography, seen) for seen in frame.cards))
