@@ -1,0 +1,69 @@
+"""Table mode from wherever the phone stands (issue #59): Chromium's fake camera plays a
+4-player deal seen from a phone propped at the table's edge or at a corner (720p, a deck kept
+out of training), the page posts its frames, the shipped models read them on the table's own
+plane, the seats are learnt from the game and shown over the picture, and the deal is followed
+to the crib with every score as entered by hand; the players' taps are counted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright import sync_api
+
+from cribtrain.data.clips import write_y4m
+from cribtrain.data.deal_clips import DealScript, deal_clip
+from cribtrain.data.poses import FRAME_SIZES, POSES, view
+from cribtrain.data.synth import load_decks
+from cribtrain.measure.table_mode import by_hand
+from tests.webui.test_browser_table_mode import FPS, HELD_OUT, HOLD, table_page
+from tests.webui.test_serve import Server
+
+pytestmark = pytest.mark.slow  # a real browser on a whole 4-player deal: minutes
+
+#: Partners face each other (bottom and top, left and right); right deals, bottom leads.
+FOUR = DealScript.of(
+    ("bottom", "left", "top", "right"), 3,
+    {"bottom": ["5H", "9C", "KD", "2S"], "left": ["6D", "10H", "3C", "QS"],
+     "top": ["7S", "JC", "4H", "AD"], "right": ["8D", "QH", "9S", "3D"]},
+    ["2H", "7C", "KS", "4C"], "5C",
+)  # fmt: skip
+NAMES = ["Ann", "Bob", "Cy", "Di"]
+#: Taps a 4-player deal may take: who deals, and a question or two the camera cannot settle.
+MOST_TAPS = 4
+
+
+@pytest.mark.parametrize(("pose", "size"), [("edge", "phone"), ("corner", "desktop")])
+def test_a_four_player_deal_from_a_propped_phone_is_followed_to_the_crib(
+    server: Server, tmp_path: Path, pose: str, size: str
+) -> None:
+    deck = load_decks([HELD_OUT])[0]
+    sight = view(POSES[pose], FRAME_SIZES["720p"])
+    video = tmp_path / "deal.y4m"
+    write_y4m(deal_clip(deck, FOUR, seed=3, hold=HOLD, sight=sight).frames, video, fps=FPS)
+    status, created = server.call("POST", "/api/games", {"players": 4, "names": NAMES})
+    assert status == 201, created
+    oracle = by_hand(FOUR)
+    with table_page(server, created["id"], video, size) as page:
+        page.get_by_role("button", name=NAMES[FOUR.dealer]).click()
+        page.wait_for_function("Number(document.getElementById('count').textContent) >= 15")
+        # The seats learnt from the cards laid, each player's name over the picture.
+        page.locator(".seat-mark").first.wait_for()
+        page.screenshot(path=str(tmp_path / f"table-{pose}-{size}-play.png"))
+        crib = page.locator(".show[data-what=crib]")
+        try:
+            crib.wait_for()
+        except sync_api.TimeoutError:
+            page.screenshot(path=str(tmp_path / f"table-{pose}-stuck.png"))
+            game = server.call("GET", f"/api/games/{created['id']}")[1]
+            table = server.call("GET", f"/api/games/{created['id']}/table")[1]
+            raise AssertionError(f"stuck at {game['phase']}, {game['log']}, {table}") from None
+        page.screenshot(path=str(tmp_path / f"table-{pose}-{size}-crib.png"))
+        shown = page.locator(".scoreline .points").all_inner_texts()
+        assert [int(s) for s in shown] == list(oracle.scores)
+        assert crib.get_attribute("data-total") == str(oracle.events[-1].points)
+        marks = page.locator(".seat-mark").all_inner_texts()
+        assert set(marks) <= set(NAMES) and marks, marks
+        taps = int(page.evaluate("document.getElementById('table-mode').dataset.taps || '0'"))
+        print(f"{pose}: {taps} taps, seats shown for {sorted(marks)}")
+        assert taps <= MOST_TAPS, f"{taps} taps for one deal"
