@@ -78,7 +78,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     the_store = GameStore(app.config["DATABASE"] or default_db())
     app.extensions["cribcam.store"] = the_store
     the_broker = app.extensions["cribcam.broker"] = Broker()
-    uploads = app.extensions["cribcam.uploads"] = FrameMemory(keep=32)
+    # a play seen on a frame held while the table's plane settles still has its picture
+    uploads = app.extensions["cribcam.uploads"] = FrameMemory(
+        keep=2 * app.config["TABLE_TRACKING"].hold
+    )
     app.extensions["cribcam.views"] = ViewCache()
     app.extensions["cribcam.page_tables"] = PageTables(config=app.config["TABLE_TRACKING"])
     the_modes = app.extensions["cribcam.table_modes"] = TableModes(the_store, the_broker)
