@@ -9,8 +9,9 @@ that function over every index in view gives the horizon. The horizon and the le
 of view: a phone's or a webcam's, `PlaneConfig.fov`) give the plane's normal; turning the camera
 virtually to look along it gives the table from straight above, which `TablePlane.rectify` scales
 to a canonical frame (`PlaneConfig.side` pixels, an index `PlaneConfig.glyph` pixels tall, the
-point the camera aims at in the middle). The roles and the smoother then work in that frame as
-they do for a camera over the table.
+point the camera aims at in the middle), turned in the plane so the cards lie level in it
+(`TablePlane.level`: from a corner of the table its sides run diagonally across the picture).
+The roles and the smoother then work in that frame as they do for a camera over the table.
 """
 
 from __future__ import annotations
@@ -36,7 +37,14 @@ class PlaneConfig:
     spread (a share of the picture's width or height); `blend`: how far one frame moves the
     kept estimate; `flat`: a size gradient under this (a share of the mean size across the picture)
     is a camera looking straight down; `side`, `glyph`: the canonical frame's side and index
-    size in pixels (the clips' overhead webcam's: its indices read 21 px boxes in 640)."""
+    size in pixels (the clips' overhead webcam's: its indices read 21 px boxes in 640);
+    `turns`: the picture's turns (degrees) read while it alone shows too few indices to say where
+    the horizon is (from a corner the cards lie ~35 degrees turned in the picture, where the
+    detector finds few indices: it was trained on indices within 30 degrees of upright);
+    `level_least`: the cards' angle in the canonical frame under which it is left unturned (a
+    card laid a little askew is read as well), `level_sure`: how consistently their edges
+    must agree on one angle (0..1) to turn it, `level_reach`: how far around each card (in
+    index sizes) its edges are looked for."""
 
     fov: float = 66.0
     settle: int = 3
@@ -46,6 +54,10 @@ class PlaneConfig:
     flat: float = 0.2
     side: int = 640
     glyph: float = 21.0
+    turns: tuple[float, ...] = (45.0, -45.0)
+    level_least: float = 8.0
+    level_sure: float = 0.2
+    level_reach: float = 3.0
 
 
 DEFAULT_PLANE = PlaneConfig()
@@ -85,6 +97,9 @@ class TablePlane:
         self.scale: float | None = None
         #: Frames whose indices said where the horizon is.
         self.updates = 0
+        #: Degrees the canonical frame is turned in the plane about its middle so the cards lie
+        #: level in it (`level`); 0 until then.
+        self.spin = 0.0
 
     @property
     def size(self) -> tuple[int, int]:
@@ -118,7 +133,9 @@ class TablePlane:
             return  # a horizon inside the picture: these sizes are no plane's
         if np.ptp(corners @ line) < self.config.flat:
             line = np.array([0.0, 0.0, 1.0])
-        blend = self.config.blend
+        # The first frames are averaged: the flat guess it starts from counts for nothing (after
+        # `settle` frames blended in it would still hold the tilt some 40 % short).
+        blend = max(self.config.blend, 1 / (self.updates + 1))
         self.line = (1 - blend) * self.line + blend * line
         self.updates += 1
 
@@ -131,7 +148,25 @@ class TablePlane:
         middle, scale = self.config.side / 2, (self.scale or 1.0) / _local_scale(turn, centre)
         place = np.array([[scale, 0, middle - scale * centre[0]],
                           [0, scale, middle - scale * centre[1]], [0, 0, 1]])  # fmt: skip
-        return np.asarray(place @ turn, np.float64)
+        return np.asarray(_spin(self.spin, middle) @ place @ turn, np.float64)
+
+    def level(self, picture: npt.NDArray[np.uint8], frame: FrameCards) -> float:
+        """Turn the canonical frame so the cards of `frame` (read in `picture`, in picture
+        pixels) lie level in it: the angle (mod 90) their edges agree on in the picture turned
+        to the plane. Left as it is when they agree on none, or lie level enough already
+        (`PlaneConfig.level_least`). Returns the spin."""
+        centres = [seen.centre for seen in frame.cards if seen.in_frame]
+        if self.scale is None or not centres:
+            return self.spin
+        placed = _apply(self.homography(), np.array(centres, np.float64))
+        angle, sureness = edge_angle(
+            self.warp(picture),
+            [(float(x), float(y)) for x, y in placed],
+            self.config.level_reach * self.config.glyph,
+        )
+        if sureness >= self.config.level_sure and abs(angle) >= self.config.level_least:
+            self.spin -= angle
+        return self.spin
 
     def rectify(self, frame: FrameCards) -> FrameCards:
         """`frame`'s cards (in picture pixels) placed in the canonical frame."""
@@ -186,6 +221,36 @@ class TablePlane:
         camera = self._camera()
         rotation = _rotation_onto_axis(self._normal())
         return np.asarray(camera @ rotation @ np.linalg.inv(camera), np.float64)
+
+
+def edge_angle(
+    image: npt.NDArray[np.uint8], centres: list[tuple[float, float]], reach: float
+) -> tuple[float, float]:
+    """The angle (degrees, -45..45, mod 90) the edges within `reach` pixels of `centres` agree
+    on, and how well they agree (0..1): each edge pixel's gradient direction, its angle four
+    times over (so directions 90 degrees apart count as one), weighted by its strength."""
+    mask = np.zeros(image.shape[:2], np.uint8)
+    for x, y in centres:
+        cv2.circle(mask, (round(x), round(y)), max(1, round(reach)), 1, -1)
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    gray = gray.astype(np.float32)
+    gx, gy = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+    weight = (gx.astype(np.float64) ** 2 + gy.astype(np.float64) ** 2) * mask
+    total = float(weight.sum())
+    if total <= 0:
+        return 0.0, 0.0
+    angle = 4 * np.arctan2(gy, gx).astype(np.float64)
+    summed = complex(float((weight * np.cos(angle)).sum()), float((weight * np.sin(angle)).sum()))
+    return math.degrees(np.angle(summed)) / 4, abs(summed) / total
+
+
+def _spin(degrees: float, middle: float) -> F64:
+    """The canonical frame turned `degrees` about its middle (x right, y down)."""
+    if degrees == 0:
+        return np.eye(3)
+    c, s = math.cos(math.radians(degrees)), math.sin(math.radians(degrees))
+    return np.array([[c, -s, middle - c * middle + s * middle],
+                     [s, c, middle - s * middle - c * middle], [0, 0, 1]])  # fmt: skip
 
 
 def _rotation_onto_axis(normal: F64) -> F64:
