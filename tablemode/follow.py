@@ -351,7 +351,7 @@ class Follower:
             )
         best = options[0]
         first = best.cards[0] == reading.card
-        sure = first and best.chance >= self.config.sure_chance
+        sure = first and best.chance >= self.config.sure_chance and reading.sure
         doubt = (
             ""
             if sure

@@ -22,6 +22,9 @@ class CardReading:
 
     choices: Choices
     frame: str | None = None
+    #: False where the camera laid the card without deciding what it is (its evidence stayed
+    #: thin: `PlayEvent.sure`): the players are asked, however likely its first choice.
+    sure: bool = True
 
     def __post_init__(self) -> None:
         if not self.choices:
@@ -56,10 +59,11 @@ class TableView:
 
 
 def reading_of(seen: SeenCard | PlayEvent, frame: str | None = None) -> CardReading:
+    sure = seen.sure if isinstance(seen, PlayEvent) else True
     if seen.choices:
-        return CardReading(tuple(seen.choices), frame)
+        return CardReading(tuple(seen.choices), frame, sure)
     chance = seen.confidence if isinstance(seen, SeenCard) else 1.0
-    return CardReading(((seen.card, chance),), frame)
+    return CardReading(((seen.card, chance),), frame, sure)
 
 
 def table_view(

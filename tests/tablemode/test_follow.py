@@ -118,6 +118,16 @@ def test_a_first_choice_already_placed_takes_the_likeliest_possible_card_and_ask
     assert "cannot be there" in proposal.doubt
 
 
+def test_a_card_the_camera_laid_undecided_is_asked_about_however_likely() -> None:
+    """The camera's evidence stayed thin (`PlayEvent.sure`): its likeliest card is offered
+    first, not applied."""
+    game, follower = play_ready()
+    undecided = CardReading(((parse_card("10S"), 0.85), (parse_card("10C"), 0.1)), sure=False)
+    proposal = follower.proposals(game, TableView(sure(STARTER), (LaidCard(1, undecided),)))[0]
+    assert not proposal.sure and proposal.doubt == "not surely read"
+    assert [o.cards for o in proposal.options[:2]] == [(parse_card("10S"),), (parse_card("10C"),)]
+
+
 def test_a_card_that_would_pass_31_is_not_a_choice() -> None:
     game, follower = play_ready()
     apply_sure(game, follower, view(PLAYS[:3]))  # count 26, seat 1 to play on after a go

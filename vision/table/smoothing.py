@@ -6,9 +6,16 @@ shakes. `TableSmoother` keeps one *track* per spot on the table and
 - accepts a card only after it is seen in ``accept_hits`` of the last ``window`` frames;
 - keeps an accepted card through a short absence (a hand passing over): removal needs
   ``remove_after`` consecutive missed frames;
-- decides a spot's identity by majority vote over its recent readings (a 6H/9H flip);
+- decides a spot's identity from the evidence of its recent sightings: each sighting's 52 class
+  chances (each corner's, where the reader gives them) are multiplied over the sightings, a
+  sharper sighting weighing more, so readings whose first choices split still sum to the card
+  they favour (a 6H/9H flip); missed frames (a hand passing over) add nothing and take nothing;
+- decides as soon as the evidence is enough, not after a fixed count: a card read surely in its
+  first clear frame is decided then, an unsure one waits for more sightings, and one still
+  unsure after ``ask_after`` sightings is laid with its doubt (`PlayEvent.sure`), for the
+  players to answer rather than a guess applied;
 - follows camera shake by estimating each frame's global shift from cards matched by identity;
-- emits a `PlayEvent` ("seat S laid card C") once per card and deal, when a card with a stable
+- emits a `PlayEvent` ("seat S laid card C") once per card and deal, when a card with a decided
   identity has sat in a seat's play row for ``play_confirm`` frames, in the order the cards
   were laid (the frame each was first seen at its spot, not when its identity settled: a card
   laid first but read late holds back the cards laid after it, up to ``order_wait`` frames);
@@ -30,14 +37,15 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections import Counter, deque
+from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 
 from scorer.cards import Card
-from vision.detection.detections import Detections, class_of_card
+from vision.detection.detections import Detections, card_of_class, class_of_card
 from vision.table.cards import Conflict, FrameCards, SeenCard, top_choices
 from vision.table.roles import (
     DEFAULT_ZONES,
@@ -58,18 +66,38 @@ class SmoothingConfig:
     """Frame counts, and distances in index sizes."""
 
     window: int = 5
+    #: A card is on the table once seen in this many of the last `window` frames, or at once
+    #: when its identity is decided (`decide_chance`) in an unbroken run of sightings.
     accept_hits: int = 3
     remove_after: int = 20
     #: A track never accepted is forgotten after this many missed frames in a row.
     drop_pending_after: int = 5
+    #: A track's identity is read from its last this many sightings (frames it was missed in
+    #: do not count: a hand passing over neither adds evidence nor clears it).
     vote_window: int = 15
-    #: Share of the vote window the leading identity needs before it is reported as laid.
-    vote_share: float = 0.6
-    #: A track reports this many likeliest cards (`SeenCard.choices`), each this likely...
+    #: Each sighting's evidence is the log of its class chances, each raised by this first:
+    #: one frame misread however surely costs the truth a bounded amount, not a veto.
+    evidence_floor: float = 0.001
+    #: The summed evidence is scaled by this before it becomes chances: frames of one still
+    #: card share its blur and light, so they are not fully independent witnesses.
+    evidence_scale: float = 0.5
+    #: A sighting weighs (its index size / the largest the track was seen at) to this power:
+    #: a card half under a withdrawing hand or glimpsed smaller says less of what it is.
+    size_power: float = 1.0
+    #: A track's identity is decided once its fused chance reaches this (at its first
+    #: sighting, when that one is clear enough)...
+    decide_chance: float = 0.9
+    #: ...and no more than this share of its corner readings rule it out (give it under
+    #: `deny_chance`): a reader that surely reads it one way, then surely another (two corners
+    #: of one card, or two frames), is not sure whichever way the product leans.
+    deny_share: float = 0.25
+    deny_chance: float = 0.1
+    #: ...while one still under it after this many sightings is laid with its doubt: the
+    #: players are asked rather than a guess applied, and the play does not stall.
+    ask_after: int = 8
+    #: A track reports this many likeliest cards (`SeenCard.choices`), each this likely.
     choices: int = 5
     choice_floor: float = 0.001
-    #: ...its voted identity first unless another card's mean chance beats it by more than this.
-    choice_margin: float = 0.2
     #: A sighting this close to where a track is expected is that track (same spot).
     match_radius: float = 1.5
     #: A lone index this close to a matched card's other corner is that corner misread...
@@ -90,7 +118,8 @@ class SmoothingConfig:
     guess_error: float = 3.0
     #: Weight of the newest position in the running average.
     position_weight: float = 0.5
-    play_confirm: int = 2
+    #: Frames a decided card sits in a play row before it is laid.
+    play_confirm: int = 1
     #: A card laid after another whose identity has not settled yet waits at most this many
     #: frames from the other's arrival (a card that never settles must not stop the play).
     order_wait: int = 15
@@ -108,6 +137,9 @@ class PlayEvent:
     choices: tuple[tuple[Card, float], ...] = ()
     #: The frame the card was first seen where it lies (laid), None when not known.
     laid: int | None = None
+    #: False when the evidence stayed thin (`SmoothingConfig.ask_after`): `card` is the likeliest
+    #: reading, not a decided one, and the players are to be asked.
+    sure: bool = True
 
     def __str__(self) -> str:
         return f"{self.seat} laid {self.card}"
@@ -131,8 +163,18 @@ class _Track:
     offset: tuple[float, float] = (0.0, 0.0)  # shift accumulated since last seen
     hits: deque[bool] = field(default_factory=deque)
     votes: deque[Card] = field(default_factory=deque)
-    #: Each recent sighting's 52 class chances, over the same window as the votes.
+    #: Each recent sighting's weighted log chances of the 52 classes, over the same window as
+    #: the votes (a sighting that is no new reading adds none: `SeenCard.fresh`).
+    evidence: deque[npt.NDArray[np.float64]] = field(default_factory=deque)
+    #: Each of those sightings' corner readings: their 52 class chances, one row a corner.
     chances: deque[npt.NDArray[np.float64]] = field(default_factory=deque)
+    #: The fused chances of the 52 classes (`fuse`), and how many sightings gave them.
+    posterior: npt.NDArray[np.float64] | None = None
+    sightings: int = 0
+    #: The largest index size it was seen at: the yardstick of a sighting's weight.
+    best_size: float = 0.0
+    #: Sightings in a row, up to now (a missed frame ends the run).
+    run: int = 0
     identity: Card | None = None
     misses: int = 0
     accepted: bool = False
@@ -186,14 +228,31 @@ class _Track:
         self._follow((shift[0] + correction[0], shift[1] + correction[1]))
         self._hit(True)
         self.votes.append(seen.card)
-        self.chances.append(seen.distribution)
         while len(self.votes) > self.config.vote_window:
             self.votes.popleft()
-            self.chances.popleft()
-        counts = Counter(self.votes)
-        leader, top = counts.most_common(1)[0]
-        if self.identity is None or counts[self.identity] < top:
-            self.identity = leader
+        if seen.fresh or not self.evidence:
+            self.best_size = max(self.best_size, g)
+            rows = corner_chances(seen)
+            self.evidence.append(self._evidence(seen, rows))
+            self.chances.append(rows)
+            while len(self.evidence) > self.config.vote_window:
+                self.evidence.popleft()
+                self.chances.popleft()
+            self.sightings += 1
+            self.posterior = fuse(self.evidence, self.config.evidence_scale)
+            self.identity = card_of_class(int(self.posterior.argmax()))
+        if self.decided:  # decided in an unbroken run of sightings: on the table at once
+            self.accepted = True
+
+    def _evidence(self, seen: SeenCard, rows: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """One sighting's weighted log chances from its corner readings `rows`: each corner a
+        witness of its own (two corners that agree are surer than one), weighed by the
+        sighting's size."""
+        floor = self.config.evidence_floor
+        logs: npt.NDArray[np.float64] = np.log(rows + floor).sum(axis=0)
+        weight = min(1.0, seen.glyph_size / max(self.best_size, 1e-6)) ** self.config.size_power
+        weighed: npt.NDArray[np.float64] = weight * (logs - logs.max())
+        return weighed
 
     def locate(self, seen: SeenCard, expected: tuple[float, float]) -> tuple[float, float]:
         """Where ``seen`` puts this card's centre, if it is this card.
@@ -213,6 +272,7 @@ class _Track:
         self.offset = (self.offset[0] + shift[0], self.offset[1] + shift[1])
         self.misses += 1
         self.since_whole += 1
+        self.run = 0
         self._hit(False)
         self._follow(shift)
 
@@ -244,6 +304,7 @@ class _Track:
         return kept or now
 
     def _hit(self, hit: bool) -> None:
+        self.run = self.run + 1 if hit else 0
         self.hits.append(hit)
         while len(self.hits) > self.config.window:
             self.hits.popleft()
@@ -256,23 +317,44 @@ class _Track:
         return self.misses > limit
 
     @property
+    def chance(self) -> float:
+        """The fused chance of its identity."""
+        if self.posterior is None or self.identity is None:
+            return 0.0
+        return float(self.posterior[class_of_card(self.identity)])
+
+    @property
+    def decided(self) -> bool:
+        """Its evidence names one card surely enough, over sightings in an unbroken run (a
+        glimpse here and there is no card on the table, however surely read)."""
+        return self.sure and self.run >= min(self.sightings, self.config.accept_hits)
+
+    @property
+    def sure(self) -> bool:
+        """Its identity is decided by the evidence (not only laid for lack of more): likely
+        enough, and not ruled out by too many of its sightings."""
+        config = self.config
+        if self.identity is None or self.chance < config.decide_chance:
+            return False
+        own = class_of_card(self.identity)
+        readings = np.concatenate(list(self.chances))[:, own]
+        return int((readings < config.deny_chance).sum()) <= config.deny_share * len(readings)
+
+    @property
     def stable(self) -> bool:
-        """Accepted, with an identity that has won the vote clearly."""
+        """Accepted, with an identity decided by the evidence, or still doubtful after
+        `ask_after` sightings (laid with its doubt, for the players to answer)."""
         if not self.accepted or self.identity is None:
             return False
-        count = sum(1 for c in self.votes if c == self.identity)
-        return count >= self.config.accept_hits and count >= self.config.vote_share * len(
-            self.votes
-        )
+        return self.sure or self.sightings >= self.config.ask_after
 
     def as_seen(self) -> SeenCard:
         assert self.identity is not None
         dx, dy = self.offset
         x1, y1, x2, y2 = self.seen.box
-        share = sum(1 for c in self.votes if c == self.identity) / len(self.votes)
         return SeenCard(
             self.identity,
-            share,
+            self.chance,
             (x1 + dx, y1 + dy, x2 + dx, y2 + dy),
             self.centre,
             self.seen.glyph_size,
@@ -282,20 +364,43 @@ class _Track:
         )
 
     def choices(self) -> tuple[tuple[Card, float], ...]:
-        """The likeliest cards by the mean chances of the recent sightings. The voted identity
-        leads (what the table shows) unless another card's mean chance clearly beats it
-        (`choice_margin`): then the distribution's order stands, to say the vote is doubtful."""
+        """The likeliest cards by the fused evidence of the recent sightings (its identity
+        first) once it is sure; until then by their corners' mean chances: readings that
+        contradict one another make their product overconfident, and a doubtful card must
+        read as doubtful (a starter or crib card is proposed as soon as it is on the table)."""
+        if self.posterior is None:
+            return ()
         config = self.config
-        mean: npt.NDArray[np.float64] = np.mean(np.stack(self.chances), axis=0)
-        ranked = top_choices(mean, config.choices, config.choice_floor)
-        if self.identity is None:
-            return ranked
-        own = float(mean[class_of_card(self.identity)])
-        best = ranked[0][1] if ranked else 0.0
-        if best - own > config.choice_margin:
-            return ranked
-        rest = tuple(choice for choice in ranked if choice[0] != self.identity)
-        return ((self.identity, own), *rest[: config.choices - 1])
+        if self.sure:
+            return top_choices(self.posterior, config.choices, config.choice_floor)
+        mean: npt.NDArray[np.float64] = np.concatenate(list(self.chances)).mean(axis=0)
+        return top_choices(mean, config.choices, config.choice_floor)
+
+
+def corner_chances(seen: SeenCard) -> npt.NDArray[np.float64]:
+    """The 52 class chances of each corner `seen` was read by, one row a corner; one row of
+    `SeenCard.distribution` where the reader gave no class probabilities."""
+    d = seen.detections
+    if d.probabilities is not None and len(d):
+        rows: npt.NDArray[np.float64] = d.probabilities.astype(np.float64)
+        return rows
+    return seen.distribution[np.newaxis]
+
+
+def fuse(evidence: Iterable[npt.NDArray[np.float64]], scale: float) -> npt.NDArray[np.float64]:
+    """The 52 class chances that sightings' log chances (`evidence`) add up to, `scale` tempering
+    their sum.
+
+    >>> six, nine = np.full(52, -7.0), np.full(52, -7.0)  # 6H (31) surely, 9H (34) barely
+    >>> six[[31, 34]], nine[[31, 34]] = (0.0, -2.0), (-0.3, 0.0)
+    >>> chances = fuse([six, nine, nine], 1.0)  # 9H first twice, yet 6H the likelier
+    >>> [round(float(p), 2) for p in chances[[31, 34]]]
+    [0.8, 0.2]
+    """
+    logs = scale * np.sum(np.stack(list(evidence)), axis=0)
+    chances: npt.NDArray[np.float64] = np.exp(logs - logs.max())
+    chances /= chances.sum()
+    return chances
 
 
 class TableSmoother:
@@ -556,7 +661,9 @@ class TableSmoother:
             waiting = [a for a in unsettled if a < track.arrived]
             if any(self._frame - a <= self.config.order_wait for a in waiting):
                 break  # a card laid before it is not read yet: the play keeps its order
-            event = PlayEvent(seat, card, self._frame, timestamp, track.choices(), track.arrived)
+            event = PlayEvent(
+                seat, card, self._frame, timestamp, track.choices(), track.arrived, track.sure
+            )
             self._emitted.add(card)
             track.played = True
             self._last_laid = max(self._last_laid, track.arrived)
