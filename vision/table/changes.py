@@ -2,18 +2,18 @@
 that changed are read again, each as the whole frame's finest look would read it.
 
 Each frame is compared, small and grey, with the picture the kept cards were read from, after
-following the camera's shake (a phase correlation). Where the difference is a region and it has
-stopped changing since the previous frame (a hand over the table is read once it has gone),
-a window around it, a card's length wider, is read (`CardReader.read_at`) and its cards
-replace the kept ones there. The whole frame is read first, every `ChangeConfig.refresh`
-frames, and after a big change: the phone moved further than a shake, the light changed, or
-much of the table did. A kept card says so (`SeenCard.fresh` False): it is no new evidence.
+following the camera's shake (a phase correlation). Where the difference is a region (read at
+once, or once it has stopped changing: `ChangeConfig.settle`), a window around it, a card's
+length wider, is read (`CardReader.read_at`) and its cards replace the kept ones there. The
+whole frame is read first, every `ChangeConfig.refresh` frames, and after a big change: the
+phone moved further than a shake, the light changed, or much of the table did. A kept card
+says so (`SeenCard.fresh` False): it is no new evidence.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Literal, Protocol
 
 import cv2
@@ -50,31 +50,42 @@ class RegionReader(Protocol):
 
 @dataclass(frozen=True)
 class ChangeConfig:
-    """`side`: the compared picture's longer side (px); `threshold`: grey levels a pixel must
-    change by; `least_area`: the share of the picture a change must cover to be one (noise,
-    a speck of glare); `whole_share`: a change over this share of the picture, or of the kept
-    cards (at least `least_cards` of them), reads the whole frame; `most_shift`: the share of
-    the picture a shake may move it and still be followed;
-    `least_response`: a phase correlation weaker than this is no shift to follow; `light`: a
-    median change of this many grey levels is the light changing; `refresh`: frames between
-    whole reads; `margin`: index sizes read around a change (a card's length and more, so a
-    card whose corner changed is read whole), `margin_share` of the longer side where no card
-    says how large an index is; `settle`: frames a change must have stopped changing before
-    it is read (a hand over the table); `window_share`: windows covering more of the picture
-    than this are read as the whole frame (as fast, and no card cut by a window's edge)."""
+    """When a frame is read whole, in part, or not at all."""
 
+    #: The compared picture's longer side (px), and the grey levels a pixel must change by;
+    #: under `absorb` the change is the light's drift, taken into the picture compared with.
     side: int = 192
     threshold: float = 24.0
+    absorb: float = 6.0
+    #: The share of the picture a change must cover to be one (noise, a speck of glare).
     least_area: float = 0.0004
+    #: A change over `whole_share` of the picture, or over `moved_cards` of the kept cards'
+    #: centres (at least `least_cards` of them: a plain table moved shows only at its cards,
+    #: and a hand covers fewer), reads it whole.
     whole_share: float = 0.3
+    moved_cards: float = 0.6
+    least_cards: int = 3
+    #: The share of the picture a shake may move it and still be followed, and the phase
+    #: correlation's least response for a shift to be one.
     most_shift: float = 0.04
     least_response: float = 0.1
+    #: A median change of this many grey levels is the light changing: read whole.
     light: float = 10.0
+    #: Frames between whole reads.
     refresh: int = 24
-    margin: float = 8.0
+    #: Index sizes read around a change (a card's length and more, so that a card whose corner
+    #: changed is read whole); the share of the picture's longer side where none is known.
+    margin: float = 6.0
     margin_share: float = 0.1
-    settle: int = 1
-    least_cards: int = 3
+    #: Frames a change must have been still before it is read (1: a hand over the table read
+    #: once it has gone), but for `moving_share` of it (its edges shimmer as the camera shakes),
+    #: unless it is no larger than a card (`card_area` square index sizes). 0: every change is
+    #: read at once, as it lands (a card laid from a hand is seen a frame sooner).
+    settle: int = 0
+    moving_share: float = 0.15
+    card_area: float = 32.0
+    #: Windows covering more of the picture than this are read as the whole frame (as fast,
+    #: and no card is cut by a window's edge).
     window_share: float = 0.6
 
 
@@ -92,20 +103,20 @@ class FrameRead:
 
 @dataclass
 class _Kept:
-    """The cards read so far, in the coordinates of `reference` (the small grey picture
-    they were read from), and how the camera has moved since."""
+    """The cards read so far and the small grey picture they stand for, both moved with the
+    camera to the latest frame's coordinates."""
 
     cards: FrameCards
+    #: The table as read: the latest frame where it matched, else what was there when read.
     reference: Grey
+    #: The latest frame's small picture (what is still changing), and how long each of its
+    #: pixels has been still (for `settle`).
+    previous: Grey
+    still_for: npt.NDArray[np.int32]
     #: Frame pixels per small-picture pixel.
     zoom: float
     #: The finest scale the whole frame was read at (`CardReader.look_scale`).
     scale: float
-    #: The previous frame's small picture and its shift from `reference`.
-    previous: Grey
-    previous_shift: tuple[float, float] = (0.0, 0.0)
-    #: Small-picture pixels that have not changed for so many frames (for `settle`).
-    still_for: npt.NDArray[np.int32] = field(default_factory=lambda: np.zeros((1, 1), np.int32))
     since_whole: int = 0
 
 
@@ -129,7 +140,7 @@ class ChangeReader:
             return self._whole(frame, small, zoom, "first")
         if kept.since_whole + 1 >= config.refresh:
             return self._whole(frame, small, zoom, "refresh")
-        shift, response = _shift(kept.reference, small)
+        shift, response = _shift(kept.previous, small)
         far = max(abs(shift[0]), abs(shift[1])) > config.most_shift * config.side
         if far or response < config.least_response:
             # A change in one place (a card laid on a plain table) can pull the correlation's
@@ -138,24 +149,29 @@ class ChangeReader:
             if unmoved.mean() > config.whole_share:
                 return self._whole(frame, small, zoom, "moved")
             shift = (0.0, 0.0)
-        difference = np.abs(small - _moved(kept.reference, shift))
+        reference = _moved(kept.reference, shift)
+        difference = np.abs(small - reference)
         _blank_border(difference, shift)
         if float(np.median(difference)) > config.light:
             return self._whole(frame, small, zoom, "light")
         changed = difference > config.threshold
-        if changed.mean() > config.whole_share or self._most_cards_changed(changed, shift):
+        cards = _shifted(kept.cards, shift[0] * zoom, shift[1] * zoom, fresh=False)
+        if changed.mean() > config.whole_share or self._most_changed(changed, cards, zoom):
             return self._whole(frame, small, zoom, "moved" if far else "changed")
-        delta = (shift[0] - kept.previous_shift[0], shift[1] - kept.previous_shift[1])
-        moving = np.abs(small - _moved(kept.previous, delta)) > config.threshold
-        _blank_border(moving, delta)
+        moving = np.abs(small - _moved(kept.previous, shift)) > config.threshold
+        _blank_border(moving, shift)
         kept.still_for = np.where(moving, 0, kept.still_for + 1).astype(np.int32)
-        kept.previous, kept.previous_shift = small, shift
+        # What barely changed is the table as read: slow drifts of light never add up (a hand's
+        # blurred rim, nearer the threshold, is not taken in, or the hand would creep in).
+        absorbed = (difference < config.absorb) & ~moving
+        kept.reference = np.where(absorbed, small, reference).astype(np.float32)
+        kept.previous, kept.cards = small, cards
         kept.since_whole += 1
-        regions = self._settled_regions(changed, kept.still_for)
+        regions = self._settled_regions(changed, kept)
         if not regions:
             self.last = FrameRead("still")
-            return _shifted(kept.cards, shift[0] * zoom, shift[1] * zoom, fresh=False)
-        return self._regions(frame, small, kept, shift, regions)
+            return cards
+        return self._regions(frame, small, kept, regions)
 
     # -- internals -------------------------------------------------------------------------
     def _whole(self, frame: Image, small: Grey, zoom: float, reason: str) -> FrameCards:
@@ -163,51 +179,50 @@ class ChangeReader:
         height, width = frame.shape[:2]
         scale = self.reader.look_scale(width, height, cards.index_px)
         still = np.zeros(small.shape, np.int32)
-        self._kept = _Kept(cards, small, zoom, scale, small, still_for=still)
+        self._kept = _Kept(cards, small, small, still, zoom, scale)
         self.last = FrameRead("whole", reason)
         return cards
 
-    def _most_cards_changed(self, changed: npt.NDArray[np.bool_], shift: tuple[float, float]
-                            ) -> bool:  # fmt: skip
-        """Whether the change covers `whole_share` of the kept cards' centres, at least
-        `least_cards` (a plain table moved shows only at its cards)."""
-        kept = self._kept
-        assert kept is not None
+    def _most_changed(self, changed: npt.NDArray[np.bool_], cards: FrameCards, zoom: float
+                      ) -> bool:  # fmt: skip
+        """Whether the change covers more than `moved_cards` of the kept cards' centres, and
+        at least `least_cards`."""
         height, width = changed.shape
         hits = 0
-        for seen in kept.cards.cards:
-            x = int(seen.centre[0] / kept.zoom + shift[0])
-            y = int(seen.centre[1] / kept.zoom + shift[1])
+        for seen in cards.cards:
+            x, y = int(seen.centre[0] / zoom), int(seen.centre[1] / zoom)
             hits += 0 <= x < width and 0 <= y < height and bool(changed[y, x])
-        cards = len(kept.cards.cards)
-        return hits >= self.config.least_cards and hits > self.config.whole_share * cards
+        return hits >= self.config.least_cards and hits > self.config.moved_cards * len(cards.cards)
 
-    def _settled_regions(self, changed: npt.NDArray[np.bool_], still_for: npt.NDArray[np.int32]
-                         ) -> list[Window]:  # fmt: skip
-        """The boxes (small pixels) of the changed regions that have been still long enough."""
+    def _settled_regions(self, changed: npt.NDArray[np.bool_], kept: _Kept) -> list[Window]:
+        """The boxes (small pixels) of the changed regions to read now: those that have been
+        still long enough, and any no larger than a card (a card laid, no hand beside it)."""
         grown = cv2.dilate(changed.astype(np.uint8), np.ones((3, 3), np.uint8))
         count, labels, stats, _ = cv2.connectedComponentsWithStats(grown, connectivity=8)
-        least = self.config.least_area * changed.size
+        config = self.config
+        least = config.least_area * changed.size
+        index_px = kept.cards.index_px
+        card = config.card_area * (index_px / kept.zoom) ** 2 if index_px else 0.0
         regions: list[Window] = []
         for label in range(1, count):
             x, y, w, h, area = (int(v) for v in stats[label])
             if area < least:
                 continue
             inside = labels[y : y + h, x : x + w] == label
-            if still_for[y : y + h, x : x + w][inside].min() < self.config.settle:
+            moving = kept.still_for[y : y + h, x : x + w][inside] < config.settle
+            if moving.mean() > config.moving_share and area > card:
                 continue  # still changing: a hand over the table, read once it has gone
             regions.append((x, y, x + w, y + h))
         return regions
 
-    def _regions(self, frame: Image, small: Grey, kept: _Kept, shift: tuple[float, float],
-                 regions: list[Window]) -> FrameCards:  # fmt: skip
+    def _regions(self, frame: Image, small: Grey, kept: _Kept, regions: list[Window]
+                 ) -> FrameCards:  # fmt: skip
         """Read a window around each settled region; its cards replace the kept ones whose
         centres lie in it (the window's inner part: a card cut by its edge is read whole by
         the kept reading or the next window)."""
         height, width = frame.shape[:2]
         zoom = kept.zoom
-        now = _shifted(kept.cards, shift[0] * zoom, shift[1] * zoom, fresh=False)
-        index_px = now.index_px
+        index_px = kept.cards.index_px
         margin = (
             self.config.margin * index_px
             if index_px
@@ -217,27 +232,22 @@ class ChangeReader:
         windows = _merged([_grown(box, margin, width, height) for box in boxes])
         area = sum((x2 - x1) * (y2 - y1) for x1, y1, x2, y2 in windows)
         if area > self.config.window_share * width * height:
-            return self._whole(frame, small, zoom, "changed")  # as fast read whole
+            return self._whole(frame, small, zoom, "wide")  # as fast read whole
         inner = [_grown_inside(w, margin / 2, width, height) for w in windows]
         fresh: list[FrameCards] = []
         for (x1, y1, x2, y2), part in zip(windows, inner, strict=True):
             read = self.reader.read_at(frame[y1:y2, x1:x2], kept.scale).cards
             fresh.append(_within(_shifted(read, x1, y1, fresh=True), part, keep_inside=True))
-        outside = now
+        outside = kept.cards
         for part in inner:
             outside = _within(outside, part, keep_inside=False)
-        cards = _joined([outside, *fresh])
-        # From here the kept cards are this frame's: the reference follows the camera, and
-        # the windows read take this frame's pixels.
-        reference = _moved(kept.reference, shift)
-        for x1, y1, x2, y2 in windows:
+        kept.cards = _joined([outside, *fresh])
+        for x1, y1, x2, y2 in windows:  # what was read there is the table as read
             sx1, sy1 = int(x1 / zoom), int(y1 / zoom)
             sx2, sy2 = math.ceil(x2 / zoom), math.ceil(y2 / zoom)
-            reference[sy1:sy2, sx1:sx2] = small[sy1:sy2, sx1:sx2]
-        kept.cards, kept.reference = cards, reference
-        kept.previous_shift = (0.0, 0.0)
+            kept.reference[sy1:sy2, sx1:sx2] = small[sy1:sy2, sx1:sx2]
         self.last = FrameRead("regions", windows=tuple(windows))
-        return cards
+        return kept.cards
 
 
 def _small(frame: Image, side: int) -> tuple[Grey, float]:
