@@ -40,13 +40,20 @@ Follow = Callable[[TableView], "Game | None"]
 class TrackerConfig:
     """`plane`: place the cards on the table's own plane (off: the picture's edges, a camera
     over the table); `hold`: frames held at most while the plane settles (the oldest go first:
-    a 720p frame is 2.7 MB); `patience`: frames that showed cards during a deal without the
-    plane settling, before the table is read in the picture instead (the clips lay the first
-    three cards, which settle it, within 36 frames; the page posts about one a second)."""
+    a 720p frame is 2.7 MB, and all are read again when it settles); `patience`: frames that
+    showed cards once the dealer is known without the plane settling, before the table is read
+    in the picture instead (the clips lay the first three cards, which settle it, within 36
+    frames; the page posts one a second or so)."""
 
     plane: bool = True
     hold: int = 48
-    patience: int = 36
+    patience: int = 48
+    #: Frames of an empty table held in a row at most (more say no more): the smoother takes a
+    #: card seen in its first frames (`SmoothingConfig.settle_frames`) for one lying there.
+    empty_kept: int = 3
+    #: How far beyond the card a seat was learnt by its name is shown, towards the player, in
+    #: index sizes: clear of the cards laid there, whose names the picture shows.
+    mark_out: float = 4.0
 
 
 DEFAULT_TRACKER = TrackerConfig()
@@ -85,6 +92,8 @@ class _Held:
     frame: str | None
     seen: FrameCards
     timestamp: float | None = None
+    #: The most cards any read of it found (the picture, or turned while the plane settles).
+    found: int = 0
 
 
 @dataclass
@@ -146,7 +155,8 @@ class TableTracker:
         back = _inverse(table) if table is not None and was_settled else None
         ready = self._reading.ready(image)
         if table is not None and not table.settled:
-            return self._hold(_Held(image, frame, capture.last, timestamp), game, dealer, follow)
+            this = _Held(image, frame, capture.last, timestamp, capture.found)
+            return self._hold(this, capture.found > 0, game, dealer, follow)
         if table is None:  # the picture itself
             frames = [_Held(image, frame, ready[0], timestamp)]
             return self._smooth(game, frames, capture.last, dealer, follow)
@@ -174,7 +184,11 @@ class TableTracker:
         back = _inverse(self.table)
         edges = LAYOUTS[self.players]
         marks = []
+        cx, cy = self.seats.centre or self.seats.middle
+        out = self.config.mark_out * self.table.config.glyph
         for edge, (x, y) in self.seats.learnt.items():
+            norm = max(float(np.hypot(x - cx, y - cy)), 1e-6)
+            x, y = x + (x - cx) / norm * out, y + (y - cy) / norm * out
             px, py = _apply(back, np.array([[x, y]], np.float64))[0]
             marks.append(
                 SeatMark(edges.index(edge), (float(px), float(py)), edge in self.seats.fixed)
@@ -185,17 +199,23 @@ class TableTracker:
     def _hold(
         self,
         this: _Held,
+        found: bool,
         game: Game | None,
         dealer: Seat | None,
         follow: Follow | None,
     ) -> Tracked:
         """The plane has not settled: hold the frame, or give up on the plane."""
-        self._held.append(this)
         seen = this.seen
+        kept = self.config.empty_kept
+        if not found and len(self._held) >= kept and not any(h.found for h in self._held[-kept:]):
+            # an empty table again: a few frames of it say as much, each a read on settling
+            del self._held[-kept]
+            del self._reading.held[-kept - 1]  # it holds this frame already
+        self._held.append(this)
         if len(self._held) > self.config.hold:  # the oldest go, from PlaneReading's too: memory
             del self._held[0]
             del self._reading.held[0]
-        if game is not None and game.deal_state is not None and any(c.in_frame for c in seen.cards):
+        if game is not None and game.dealer is not None and found:
             self._waited += 1
         if self._waited < self.config.patience:
             return Tracked(None, None, seen, None)
@@ -275,6 +295,8 @@ class _Capture:
 
     reader: FrameReader
     last: FrameCards = field(default_factory=lambda: FrameCards(()))
+    #: The most cards in view any read of this frame found.
+    found: int = 0
     _read: int = 0
 
     def cards(self, frame: Image) -> FrameCards:
@@ -282,6 +304,7 @@ class _Capture:
         if self._read == 0:
             self.last = cards
         self._read += 1
+        self.found = max(self.found, sum(1 for c in cards.cards if c.in_frame))
         return cards
 
 

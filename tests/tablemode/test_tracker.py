@@ -60,7 +60,7 @@ def test_without_the_plane_each_play_keeps_the_frame_it_was_seen_on() -> None:
 
 
 def test_a_plane_that_never_settles_gives_the_picture_s_edges_and_loses_no_frame() -> None:
-    config = TrackerConfig(hold=10, patience=6)
+    config = TrackerConfig(hold=12, patience=6)
     tracker, reader, game = TableTracker(2, PICTURE, config), Reader(), pegging()
     for index in range(4):  # an empty table: held, nothing to follow yet
         tracked = tracker.update(IMAGE, reader, game, f"f{index}")
@@ -71,8 +71,9 @@ def test_a_plane_that_never_settles_gives_the_picture_s_edges_and_loses_no_frame
         tracked = tracker.update(IMAGE, reader, game, f"f{index}", follow=views.append)
         assert [c.card for c in tracked.seen.cards] == [parse_card("5H")]  # drawn meanwhile
     assert not tracker.on_plane and tracked.state is not None
-    assert tracked.smoothed == config.hold  # every frame held, the oldest beyond `hold` gone
-    assert len(views) == config.hold  # table mode followed each, in order
+    # the empty table in a few frames (more say no more), then every frame with the card
+    assert tracked.smoothed == config.empty_kept + config.patience
+    assert len(views) == tracked.smoothed  # table mode followed each, in order
     [laid] = views[-1].plays
     # the frame it was laid on, though held, not the frame the tracker gave up on the plane in
     assert laid.reading.frame is not None
@@ -82,9 +83,11 @@ def test_a_plane_that_never_settles_gives_the_picture_s_edges_and_loses_no_frame
 
 def test_frames_hold_no_more_than_the_config_says() -> None:
     tracker, reader = TableTracker(2, PICTURE, TrackerConfig(hold=5)), Reader()
+    reader.table = [("5H", PLAY_BOTTOM)]
     for index in range(20):  # no game: held, waiting for the plane, never given up
         assert tracker.update(IMAGE, reader, None, str(index)).state is None
     assert len(tracker._held) == 5 and len(tracker._reading.held) == 5
+    assert tracker._held[0].frame == "15"  # the oldest went first
 
 
 def test_boxes_map_back_through_the_homography() -> None:

@@ -16,7 +16,7 @@ from cribtrain.data.deal_clips import DealScript, deal_clip
 from cribtrain.data.poses import FRAME_SIZES, POSES, view
 from cribtrain.data.synth import load_decks
 from cribtrain.measure.table_mode import by_hand
-from tests.webui.test_browser_table_mode import FPS, HELD_OUT, HOLD, table_page
+from tests.webui.test_browser_table_mode import HELD_OUT, HOLD, table_page
 from tests.webui.test_serve import Server
 
 pytestmark = pytest.mark.slow  # a real browser on a whole 4-player deal: minutes
@@ -29,6 +29,9 @@ FOUR = DealScript.of(
     ["2H", "7C", "KS", "4C"], "5C",
 )  # fmt: skip
 NAMES = ["Ann", "Bob", "Cy", "Di"]
+#: Frames a second the fake camera plays: each table state held 6 s, as a 4-player table read
+#: on the plane takes up to 2 s a frame on a loaded 2-core machine (each state is seen twice).
+FPS = 2
 #: Taps a 4-player deal may take: who deals, and a question or two the camera cannot settle.
 MOST_TAPS = 4
 

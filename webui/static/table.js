@@ -91,7 +91,7 @@ let seatPicture = [0, 0];  // the frame the marks were placed in: width, height
 function renderSeatMarks(learnt, width, height) {
   const key = JSON.stringify([learnt.map((m) => [m.seat, Math.round(m.at[0] / 8), Math.round(m.at[1] / 8), m.fixed]),
     width, height, state && state.names]);
-  if (key === seatsKey || !width || !height) return;
+  if (key === seatsKey || !width || !height || !state) return;
   seatsKey = key;
   seatPicture = [width, height];
   const box = $("seat-marks");
