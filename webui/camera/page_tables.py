@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from scorer.cards import Card
@@ -43,6 +43,8 @@ KEPT_GAMES = 16
 class _GameTable:
     players: int
     tracker: TableTracker
+    #: One frame of a game at a time; other games' frames are read meanwhile.
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 @dataclass(frozen=True)
@@ -57,7 +59,8 @@ class PageTable:
 
 
 class PageTables:
-    """Per-game table trackers for frames posted by pages; thread-safe."""
+    """Per-game table trackers for frames posted by pages; thread-safe (a lock per game: a
+    frame read on the plane may take a while, longest when the plane settles)."""
 
     def __init__(self, kept: int = KEPT_GAMES, config: TrackerConfig = DEFAULT_TRACKER) -> None:
         self._kept, self._config = kept, config
@@ -84,6 +87,7 @@ class PageTables:
             self._tables[game_id] = kept
             while len(self._tables) > self._kept:
                 self._tables.popitem(last=False)
+        with kept.lock:
             tracked = kept.tracker.update(frame.image, frame.reader, game, frame_id, follow=follow)
         return PageTable(page_json(tracked, game), tracked.seen, tracked.view)
 
@@ -92,7 +96,10 @@ class PageTables:
         or None when this game's page camera learnt no seat there."""
         with self._lock:
             kept = self._tables.get(game_id)
-            if kept is None or seat not in {m.seat for m in kept.tracker.seat_marks()}:
+        if kept is None:
+            return None
+        with kept.lock:
+            if seat not in {m.seat for m in kept.tracker.seat_marks()}:
                 return None
             kept.tracker.fix(seat, player)
             return kept.tracker.seat_marks()
