@@ -133,9 +133,7 @@ class TablePlane:
             return  # a horizon inside the picture: these sizes are no plane's
         if np.ptp(corners @ line) < self.config.flat:
             line = np.array([0.0, 0.0, 1.0])
-        # The first frames are averaged: the flat guess it starts from counts for nothing (after
-        # `settle` frames blended in it would still hold the tilt some 40 % short).
-        blend = max(self.config.blend, 1 / (self.updates + 1))
+        blend = self.config.blend
         self.line = (1 - blend) * self.line + blend * line
         self.updates += 1
 

@@ -117,12 +117,3 @@ def test_cards_read_in_the_turned_picture_go_back_to_where_the_picture_has_them(
     picture = np.zeros((720, 1280, 3), np.uint8)
     assert plane.warp(picture).shape == (640, 640, 3)
 
-
-@pytest.mark.parametrize("pose", ["edge", "corner"])
-def test_the_first_frames_say_the_whole_tilt(pose: str) -> None:
-    """The frames that settle the plane are averaged: the flat guess the plane starts from
-    does not hold the tilt short when the picture is first read turned."""
-    plane = TablePlane(FRAME_SIZES["720p"])
-    for _ in range(plane.config.settle):
-        plane.update(_table(pose))
-    assert plane.tilt == pytest.approx(POSES[pose].tilt, abs=4.0)
