@@ -12,7 +12,9 @@ the pipeline (OpenVINO) with a deck's tuned reader (a profile's corner-reader.on
 reads with it, the base pipeline again beside it photo by photo (a deck reader from a tune
 that did not fold the base reader into its weights reads with the base reader beside it, and
 says so: `vision.detection.reader.reads_alone`); `--models DIR` times another models
-folder (a candidate detector against the shipped one). It first names the CPU and the
+folder (a candidate detector against the shipped one). Then table mode's frames, read as it
+reads them (what changed: `vision.table.changes`) on deal clips: a frame read whole, a still
+table, a card laid. It first names the CPU and the
 precision OpenVINO computes in there (bfloat16 units make it three to five times faster), and
 gives each pipeline's ratio to issue #6's 100 ms; `--float32` holds OpenVINO to float32, the
 arithmetic of a CPU without bfloat16 units (on this CPU, not that CPU's speed). Figures are
@@ -35,12 +37,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import cv2
 import numpy as np
 
+from benchmarks.bench_clips import FIXTURE, random_deal
 from cribcam.commands.reading import reading_config, reading_options
+from cribtrain.data.deal_clips import deal_clip
+from cribtrain.data.poses import FRAME_SIZES, POSES, view
+from cribtrain.data.synth import load_decks
 from vision.config import DEFAULT_DETECTOR_SIDE
 from vision.detection.crops import crop_index
 from vision.detection.finder import IndexFinder, letterbox
 from vision.detection.models import DETECTOR_FILE, MODELS_DIR, READER_FILE, load_model, model_input
 from vision.reading import STAGES, CardReader
+from vision.table.changes import ChangeReader
 from vision.table.roles import TableLayout, assign_roles
 from vision.table.sources import decode_image
 
@@ -153,6 +160,33 @@ def ultralytics_predict(runs: Path, photos: list[bytes]) -> float:
     return median_ms(totals)
 
 
+def table_frames(reader: CardReader, pose: str | None) -> dict[str, float]:
+    """Table mode's frames read as it reads them (`vision.table.changes`), on a 2-player deal
+    clip (the committed held-out deck, the clips' webcam, `pose` at 720p or overhead): the
+    median milliseconds of a frame read whole, of a still frame (the next of the same table),
+    and of the frame where a card was laid (its hand withdrawing), by each card of the play;
+    and how many of those were read whole all the same."""
+    sight = None if pose is None else view(POSES[pose], FRAME_SIZES["720p"])
+    script = random_deal(2, np.random.default_rng([0, 2, 11]))
+    clip = deal_clip(load_decks([FIXTURE])[0], script, seed=0, sight=sight)
+    times: dict[str, list[float]] = {"whole": [], "still": [], "laid": []}
+    laid_whole = 0
+    for mark in (m for m in clip.marks if m.kind == "play"):
+        earlier, before, at = (clip.frames[mark.frame - k] for k in (2, 1, 0))
+        start = time.perf_counter()
+        reader.read(before)
+        times["whole"].append(time.perf_counter() - start)
+        changes = ChangeReader(reader)
+        changes.cards(earlier)
+        for name, frame in (("still", before), ("laid", at)):
+            start = time.perf_counter()
+            changes.cards(frame)
+            times[name].append(time.perf_counter() - start)
+        laid_whole += changes.last.kind == "whole"
+    figures = {name: median_ms(values) for name, values in times.items()}
+    return {**figures, "laid read whole": laid_whole, "plays": len(times["laid"])}
+
+
 def widened(data: bytes) -> bytes:
     """A photo laid in the middle of a 16:9 frame of green felt, encoded as JPEG."""
     photo = decode_image(data)
@@ -222,6 +256,15 @@ def main() -> None:
             print(f"{name} reader{note}: read {stages['read_indices']:.1f} ms, "
                   f"total {stages['total']:.1f} ms")  # fmt: skip
             results[f"{name} reader"] = stages["total"]
+    if not args.images:
+        reader = CardReader(args.models, float32=args.float32, config=reading_config(args))
+        for pose in (None, "edge"):
+            table = table_frames(reader, pose)
+            print(f"table mode, {pose or 'overhead'} webcam clip: a frame read whole "
+                  f"{table['whole']:.1f} ms, a still table {table['still']:.1f} ms, a card laid "
+                  f"{table['laid']:.1f} ms ({table['laid read whole']:.0f} of "
+                  f"{table['plays']:.0f} read whole all the same)")  # fmt: skip
+            results.update({f"table {pose or 'overhead'} {k}": v for k, v in table.items()})
     if args.pt:
         ultralytics_predict(args.pt, photos[:3])
         results["ultralytics"] = ultralytics_predict(args.pt, photos)

@@ -27,6 +27,8 @@ Image = npt.NDArray[np.uint8]
 Grey = npt.NDArray[np.float32]
 #: x1, y1, x2, y2 in frame pixels.
 Window = tuple[int, int, int, int]
+#: How the picture moved between two frames: a 2 × 3 affine matrix (a turn and a shift).
+Motion = npt.NDArray[np.float64]
 #: What a frame took: the whole frame read, some regions read, or nothing read.
 ReadKind = Literal["whole", "regions", "still"]
 
@@ -65,9 +67,10 @@ class ChangeConfig:
     whole_share: float = 0.3
     moved_cards: float = 0.6
     least_cards: int = 3
-    #: The share of the picture a shake may move it and still be followed, and the phase
-    #: correlation's least response for a shift to be one.
+    #: The share of the picture a shake may move it, and the degrees it may turn it, and still
+    #: be followed; the phase correlation's least response for a shift to be one.
     most_shift: float = 0.04
+    most_turn: float = 3.0
     least_response: float = 0.1
     #: A median change of this many grey levels is the light changing: read whole.
     light: float = 10.0
@@ -140,26 +143,26 @@ class ChangeReader:
             return self._whole(frame, small, zoom, "first")
         if kept.since_whole + 1 >= config.refresh:
             return self._whole(frame, small, zoom, "refresh")
-        shift, response = _shift(kept.previous, small)
-        far = max(abs(shift[0]), abs(shift[1])) > config.most_shift * config.side
+        motion, response = _motion(kept.previous, small)
+        far = _beyond(motion, config.most_shift * config.side, config.most_turn)
         if far or response < config.least_response:
             # A change in one place (a card laid on a plain table) can pull the correlation's
             # peak far: the phone moved only if much of the picture changed where it stood.
             unmoved = np.abs(small - kept.reference) > config.threshold
             if unmoved.mean() > config.whole_share:
                 return self._whole(frame, small, zoom, "moved")
-            shift = (0.0, 0.0)
-        reference = _moved(kept.reference, shift)
+            motion = STILL
+        reference = _moved(kept.reference, motion)
         difference = np.abs(small - reference)
-        _blank_border(difference, shift)
+        _blank_border(difference, motion)
         if float(np.median(difference)) > config.light:
             return self._whole(frame, small, zoom, "light")
         changed = difference > config.threshold
-        cards = _shifted(kept.cards, shift[0] * zoom, shift[1] * zoom, fresh=False)
+        cards = _moved_cards(kept.cards, _zoomed(motion, zoom), fresh=False)
         if changed.mean() > config.whole_share or self._most_changed(changed, cards, zoom):
             return self._whole(frame, small, zoom, "moved" if far else "changed")
-        moving = np.abs(small - _moved(kept.previous, shift)) > config.threshold
-        _blank_border(moving, shift)
+        moving = np.abs(small - _moved(kept.previous, motion)) > config.threshold
+        _blank_border(moving, motion)
         kept.still_for = np.where(moving, 0, kept.still_for + 1).astype(np.int32)
         # What barely changed is the table as read: slow drifts of light never add up (a hand's
         # blurred rim, nearer the threshold, is not taken in, or the hand would creep in).
@@ -237,7 +240,8 @@ class ChangeReader:
         fresh: list[FrameCards] = []
         for (x1, y1, x2, y2), part in zip(windows, inner, strict=True):
             read = self.reader.read_at(frame[y1:y2, x1:x2], kept.scale).cards
-            fresh.append(_within(_shifted(read, x1, y1, fresh=True), part, keep_inside=True))
+            placed = _moved_cards(read, _translation(x1, y1), fresh=True)
+            fresh.append(_within(placed, part, keep_inside=True))
         outside = kept.cards
         for part in inner:
             outside = _within(outside, part, keep_inside=False)
@@ -261,46 +265,76 @@ def _small(frame: Image, side: int) -> tuple[Grey, float]:
     return np.asarray(cv2.GaussianBlur(small, (3, 3), 0), np.float32), zoom
 
 
-def _shift(reference: Grey, small: Grey) -> tuple[tuple[float, float], float]:
-    """How far the picture moved from `reference` to `small` (small pixels), and how surely:
-    the phase correlation's peak, or none where not moving matches the pictures better (a
-    card laid on a plain table can outweigh the table's own texture)."""
+def _translation(dx: float, dy: float) -> Motion:
+    return np.array([[1, 0, dx], [0, 1, dy]], np.float64)
+
+
+#: No motion.
+STILL = _translation(0.0, 0.0)
+
+
+def _motion(reference: Grey, small: Grey) -> tuple[Motion, float]:
+    """How the picture moved from `reference` to `small` (small pixels: a turn and a shift,
+    as a shaken camera moves it), and how surely: the phase correlation's shift, refined by
+    ECC where the table has the texture for it; none where not moving matches the pictures
+    better (a card laid on a plain table can outweigh the table's own texture)."""
     window = cv2.createHanningWindow(reference.shape[::-1], cv2.CV_32F)
     (dx, dy), response = cv2.phaseCorrelate(reference, small, window)
-    shift = (float(dx), float(dy))
-    if _mismatch(reference, small, (0.0, 0.0), shift) <= _mismatch(reference, small, shift, shift):
-        return (0.0, 0.0), 1.0
-    return shift, float(response)
+    motion = _translation(dx, dy)
+    try:
+        criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 30, 1e-4)
+        _, refined = cv2.findTransformECC(reference, small, motion.astype(np.float32),
+                                          cv2.MOTION_EUCLIDEAN, criteria, None)  # fmt: skip
+        motion = np.asarray(refined, np.float64)
+    except cv2.error:
+        pass  # no texture to refine on (a plain table): the shift alone
+    if _mismatch(reference, small, STILL, motion) <= _mismatch(reference, small, motion, motion):
+        return STILL, 1.0
+    return motion, float(response)
 
 
-def _mismatch(reference: Grey, small: Grey, shift: tuple[float, float],
-              strip: tuple[float, float]) -> float:  # fmt: skip
-    """The mean grey difference of `small` from `reference` moved by `shift`, the strip
-    `strip` uncovers left out (the same pixels compared for every shift tried)."""
-    difference = np.abs(small - _moved(reference, shift))
+def _beyond(motion: Motion, shift: float, turn: float) -> bool:
+    """Whether `motion` moves the picture further than `shift` pixels or turns it more than
+    `turn` degrees: the phone moved, not shook."""
+    degrees = abs(np.degrees(np.arctan2(motion[1, 0], motion[0, 0])))
+    return bool(np.abs(motion[:, 2]).max() > shift or degrees > turn)
+
+
+def _zoomed(motion: Motion, zoom: float) -> Motion:
+    """`motion` (small pixels) in frame pixels."""
+    scaled = motion.copy()
+    scaled[:, 2] *= zoom
+    return scaled
+
+
+def _mismatch(reference: Grey, small: Grey, motion: Motion, strip: Motion) -> float:
+    """The mean grey difference of `small` from `reference` moved by `motion`, the strip
+    `strip` uncovers left out (the same pixels compared for every motion tried)."""
+    difference = np.abs(small - _moved(reference, motion))
     _blank_border(difference, strip)
     return float(difference.mean())
 
 
-def _moved(picture: Grey, shift: tuple[float, float]) -> Grey:
-    """`picture` moved by `shift`, its edges repeated into the gap."""
-    matrix = np.array([[1, 0, shift[0]], [0, 1, shift[1]]], np.float32)
+def _moved(picture: Grey, motion: Motion) -> Grey:
+    """`picture` moved by `motion`, its edges repeated into the gap."""
     height, width = picture.shape
-    moved = cv2.warpAffine(picture, matrix, (width, height), borderMode=cv2.BORDER_REPLICATE)
+    moved = cv2.warpAffine(picture, motion.astype(np.float32), (width, height),
+                           borderMode=cv2.BORDER_REPLICATE)  # fmt: skip
     return np.asarray(moved, np.float32)
 
 
 def _blank_border(values: npt.NDArray[np.float32] | npt.NDArray[np.bool_],
-                  shift: tuple[float, float]) -> None:  # fmt: skip
-    """Zero the strip a shift uncovers (it holds no pixels of the earlier picture)."""
-    dx, dy = (int(np.ceil(abs(v))) + 1 for v in shift)
-    if shift[0] >= 0:
+                  motion: Motion) -> None:  # fmt: skip
+    """Zero the strip a motion uncovers (it holds no pixels of the earlier picture): as wide
+    as its corners move."""
+    height, width = values.shape
+    corners = np.array([[0, 0, 1], [width, 0, 1], [0, height, 1], [width, height, 1]], float)
+    moved = corners @ motion.T - corners[:, :2]
+    dx, dy = (int(np.ceil(np.abs(moved[:, i]).max())) + 1 for i in range(2))
+    if dx or dy:
         values[:, :dx] = 0
-    if shift[0] <= 0:
         values[:, -dx:] = 0
-    if shift[1] >= 0:
         values[:dy, :] = 0
-    if shift[1] <= 0:
         values[-dy:, :] = 0
 
 
@@ -364,29 +398,41 @@ def _joined(parts: list[FrameCards]) -> FrameCards:
     )
 
 
-def _shifted(cards: FrameCards, dx: float, dy: float, *, fresh: bool) -> FrameCards:
-    """`cards` moved by (dx, dy) frame pixels; `fresh` says whether they are this frame's
+def _moved_cards(cards: FrameCards, motion: Motion, *, fresh: bool) -> FrameCards:
+    """`cards` moved by `motion` (frame pixels); `fresh` says whether they are this frame's
     evidence (read now) or kept from an earlier read."""
 
+    def point(p: tuple[float, float]) -> tuple[float, float]:
+        x, y = motion @ np.array([p[0], p[1], 1.0])
+        return float(x), float(y)
+
     def seen(s: SeenCard) -> SeenCard:
-        x1, y1, x2, y2 = s.box
+        box = _moved_boxes(np.array([s.box], np.float32), motion)[0]
         return replace(
-            s, box=(x1 + dx, y1 + dy, x2 + dx, y2 + dy),
-            centre=(s.centre[0] + dx, s.centre[1] + dy),
-            detections=_moved_boxes(s.detections, dx, dy), fresh=fresh and s.fresh,
+            s, box=(float(box[0]), float(box[1]), float(box[2]), float(box[3])),
+            centre=point(s.centre), detections=_moved_detections(s.detections, motion),
+            fresh=fresh and s.fresh,
         )  # fmt: skip
 
     def conflict(c: Conflict) -> Conflict:
-        places = tuple((x + dx, y + dy) for x, y in c.places)
-        return replace(c, places=places, detections=_moved_boxes(c.detections, dx, dy))
+        places = tuple(point(p) for p in c.places)
+        return replace(c, places=places, detections=_moved_detections(c.detections, motion))
 
     return replace(cards, cards=tuple(seen(s) for s in cards.cards),
                    conflicts=tuple(conflict(c) for c in cards.conflicts),
-                   unread=_moved_boxes(cards.unread, dx, dy))  # fmt: skip
+                   unread=_moved_detections(cards.unread, motion))  # fmt: skip
 
 
-def _moved_boxes(detections: Detections, dx: float, dy: float) -> Detections:
-    if not len(detections) or (dx == 0 and dy == 0):
+def _moved_detections(detections: Detections, motion: Motion) -> Detections:
+    if not len(detections) or np.array_equal(motion, STILL):
         return detections
-    boxes = detections.boxes + np.array([dx, dy, dx, dy], np.float32)
-    return detections.with_rows(boxes=boxes)
+    return detections.with_rows(boxes=_moved_boxes(detections.boxes, motion))
+
+
+def _moved_boxes(boxes: npt.NDArray[np.float32], motion: Motion) -> npt.NDArray[np.float32]:
+    """Each box's corners moved, and the box around them."""
+    x1, y1, x2, y2 = (boxes[:, i].astype(np.float64) for i in range(4))
+    corners = np.stack([np.stack([x1, y1], 1), np.stack([x2, y1], 1), np.stack([x2, y2], 1),
+                        np.stack([x1, y2], 1)], 1)  # fmt: skip
+    moved = corners @ motion[:, :2].T + motion[:, 2]
+    return np.concatenate([moved.min(axis=1), moved.max(axis=1)], axis=1).astype(np.float32)
