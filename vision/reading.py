@@ -293,6 +293,12 @@ class CardReader:
         found = self.finder.find(frame, min_score)
         return found.boxes[suppress_overlaps(found.boxes, found.scores)]
 
+    def index_facing(self, frame: Image, boxes: npt.NDArray[np.float32]) -> npt.NDArray[np.int8]:
+        """Which way each of `boxes`' indices faces (for enrolment's grouping by geometry),
+        `FACING_UNKNOWN` where unsure or without the orientation network."""
+        codes = self.orientations(frame, boxes, np.ones(len(boxes), bool))
+        return np.full(len(boxes), FACING_UNKNOWN, np.int8) if codes is None else codes
+
     def classify(self, crops: Image) -> Probabilities:
         """Stage 2's class probabilities of square BGR index crops (`IndexReader.classify`)."""
         return self.index_reader.classify(crops)

@@ -131,7 +131,7 @@ def run_enroll(args: argparse.Namespace) -> int:
     print("proposing with " + (f"the reader of deck {store.active()!r} (the deck in use)"
                                if tuned else "the shipped reader"))  # fmt: skip
     shots, names = _camera_shots(args) if args.camera else _file_shots(args)
-    enrollment = propose(shots, reader.index_boxes, reader.classify)
+    enrollment = propose(shots, reader.index_boxes, reader.classify, reader.index_facing)
     if not enrollment.candidates:
         raise EnrollmentError("no cards found in the shots")
     fixes = list(args.fix) + (_read_fixes(args.fixes) if args.fixes else [])

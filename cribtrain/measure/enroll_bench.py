@@ -231,7 +231,7 @@ def bench_deck(name: str, models: Path, settings: TuneSettings, scenes: int, see
         return boxes_of[id(frame)] if truth_boxes else reader.index_boxes(frame)
 
     found = sum(len(find(image)) for image, _, _ in truth)
-    enrollment = propose(shots, find, reader.classify)
+    enrollment = propose(shots, find, reader.classify, reader.index_facing)
     proposed_ok = sum(c.proposed == true_card(c, truth) for c in enrollment.candidates)
     taps = play_the_player(enrollment, truth)
     with tempfile.TemporaryDirectory() as root:

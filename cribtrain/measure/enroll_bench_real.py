@@ -38,11 +38,12 @@ from cribtrain.data.realsplit import read_shots, split_part
 from cribtrain.fit.tune import TuneSettings, tune_profile
 from cribtrain.measure.enroll_bench import ReaderSetup, report, stage_probabilities
 from cribtrain.measure.evaluate import CardSetCounts, labelled_photos
-from vision.decks.enroll import READ_PX, cut_patch, pooled_patches
+from vision.decks.enroll import READ_PX, Enrollment, Shot, cut_patch, pooled_patches, propose
 from vision.decks.profiles import ProfileStore
 from vision.detection.crops import crop_index
 from vision.detection.detections import CLASS_NAMES, Detections
 from vision.detection.models import MODELS_DIR, READER_FILE
+from vision.reading import CardReader
 
 Image = npt.NDArray[np.uint8]
 #: Game photos' cards are grouped by the photo they lie in.
@@ -66,6 +67,80 @@ def teaching_photos(cards: dict[str, frozenset[int]], limit: int = TEACHING_PHOT
         seen |= cards[best]
         left.remove(best)
     return chosen
+
+
+def covering_photos(cards: dict[str, frozenset[int]]) -> list[str]:
+    """Photos that show each card the part holds, as a player shows a deck once: each next one
+    the photo showing the most cards not yet shown (`teaching_photos`' order), none that shows
+    no card not yet shown. (A photo showing a new card may show shown ones too: the part's
+    photos were taken for play, not for teaching.)"""
+    everything = frozenset().union(*cards.values()) if cards else frozenset()
+    chosen: list[str] = []
+    seen: set[int] = set()
+    for name in teaching_photos(cards, len(cards)):
+        if seen >= everything:
+            break
+        chosen.append(name)
+        seen |= cards[name]
+    return chosen
+
+
+@dataclass(frozen=True)
+class PlayerTeaching:
+    """A deck taught as the app teaches it: the detector's proposals on the teaching photos,
+    each corrected by the player where it is wrong. `proposals`: cards proposed; `corrections`:
+    those the player had to change (a wrong card named, or "not a card"); `mixed`: proposals
+    whose corners belong to two labelled cards; `unseen`: labelled cards of the photos that no
+    proposal holds (they cannot be taught from these photos)."""
+
+    enrollment: Enrollment
+    proposals: int
+    corrections: int
+    mixed: int
+    unseen: int
+
+
+def _card_at(box: npt.NDArray[np.float32], truth: Detections) -> int | None:
+    """The labelled card whose corner lies at `box` (its centre within an index size), else
+    None."""
+    if not len(truth):
+        return None
+    centres = (truth.boxes[:, :2] + truth.boxes[:, 2:]) / 2
+    distance = np.hypot(*(centres - (box[:2] + box[2:]) / 2).T)
+    nearest = int(distance.argmin())
+    glyph = float(np.max(truth.boxes[nearest, 2:] - truth.boxes[nearest, :2]))
+    return int(truth.class_ids[nearest]) if distance[nearest] < glyph else None
+
+
+def player_teaching(dataset: Path, photos: Sequence[str], reader: CardReader,
+                    relabel: Path | None = None) -> PlayerTeaching:  # fmt: skip
+    """`photos` proposed by `reader` as the page and `cribcam enroll` propose them, each
+    proposal corrected as a player would: to the labelled card its corners lie on (the first
+    of them on one: a proposal mixing two cards is named as one of them), to "not a card"
+    where none lies there or where the photo's card is named already by another proposal."""
+    frames, truths = [], []
+    for _, frame, truth in labelled_photos(dataset, photos, relabel):
+        frames.append(frame)
+        truths.append(truth)
+    enrollment = propose([Shot(f) for f in frames], reader.index_boxes, reader.classify,
+                         reader.index_facing)  # fmt: skip
+    corrections = mixed = 0
+    named: dict[int, set[int]] = {}
+    for candidate in enrollment.candidates:
+        truth = truths[candidate.shot]
+        cards = [c for box in candidate.boxes if (c := _card_at(box, truth)) is not None]
+        mixed += len(set(cards)) > 1
+        shown = named.setdefault(candidate.shot, set())
+        actual = cards[0] if cards and cards[0] not in shown else None
+        if actual is not None:
+            shown.add(actual)
+        answer = None if actual is None else CLASS_NAMES[actual]
+        if candidate.card != answer:
+            enrollment.correct(candidate.number, answer)
+            corrections += 1
+    unseen = sum(len(set(t.class_ids.tolist()) - named.get(k, set()))
+                 for k, t in enumerate(truths))  # fmt: skip
+    return PlayerTeaching(enrollment, len(enrollment.candidates), corrections, mixed, unseen)
 
 
 def enrolment_patches(
@@ -172,26 +247,44 @@ def compared_readers(models: Path, taught: Path) -> dict[str, ReaderSetup]:
     return {"base": ReaderSetup(models / READER_FILE), "taught": ReaderSetup(taught)}
 
 
+#: How the bench teaches: "player" proposes each covering photo's cards with the app's
+#: detector and reader and corrects them as a player would (`covering_photos`,
+#: `player_teaching`); "labels" takes every labelled corner of `--photos` ordinary photos
+#: (`teaching_photos`, `enrolment_patches`: the labels stand in for detector and player).
+TEACHING = ("player", "labels")
+
+
 def bench_group(group: str, dataset: Path, split: dict[str, list[str]], models: Path,
                 settings: TuneSettings, relabel: Path | None = None,
-                photos: int = TEACHING_PHOTOS, rounds: int = 1) -> dict[str, Any]:  # fmt: skip
-    """One group's teaching (`teaching_photos`, `enrolment_patches`), tune and reading of its
-    held-out photos (`read_photos`)."""
+                photos: int = TEACHING_PHOTOS, rounds: int = 1, teach_by: str = "player",
+                keep: Path | None = None) -> dict[str, Any]:  # fmt: skip
+    """One group's teaching (`TEACHING`), tune and reading of its held-out photos
+    (`read_photos`); `keep`: a profile folder to leave the taught deck in, else a temporary
+    one."""
     shots = {shot.file: shot for shot in read_shots(dataset)}
     training = {name: shots[name].cards for name in split["train"] if shots[name].group == group}
-    teach = teaching_photos(training, photos)
     test = [name for name in split["holdout"] if shots[name].group == group]
-    cards = enrolment_patches(dataset, teach, relabel)
+    player: dict[str, int] = {}
+    if teach_by == "player":
+        teach = covering_photos(training)
+        taught = player_teaching(dataset, teach, CardReader(models), relabel)
+        cards = taught.enrollment.labelled()
+        player = {"proposals": taught.proposals, "corrections": taught.corrections,
+                  "mixed": taught.mixed, "unseen": taught.unseen}  # fmt: skip
+    else:
+        teach = teaching_photos(training, photos)
+        cards = enrolment_patches(dataset, teach, relabel)
     with tempfile.TemporaryDirectory() as root:
         start = time.monotonic()
-        result = tune_profile(ProfileStore(Path(root)), group, cards, base_models=models,
+        result = tune_profile(ProfileStore(keep or Path(root)), group, cards, base_models=models,
                               settings=settings, progress=None)  # fmt: skip
         seconds = time.monotonic() - start
         readers = compared_readers(models, result.profile.reader)
         read = read_photos(dataset, test, models, readers, relabel, rounds)
     return {
-        "group": group, "teaching_photos": len(teach), "cards_taught": len(cards),
-        "patches": sum(len(p) for _, p in cards), "test_photos": len(test),
+        "group": group, "teaching": teach_by, "teaching_photos": len(teach),
+        "cards_taught": len(cards), "patches": sum(len(p) for _, p in cards), **player,
+        "test_photos": len(test),
         "held_back_before": result.accuracy_before, "held_back_after": result.accuracy_after,
         "kept_base": result.kept_base, "tune_seconds": round(seconds, 1), "read": read,
     }  # fmt: skip
@@ -217,6 +310,7 @@ def table(result: dict[str, Any]) -> list[str]:
         f"({result['cards_taught']} cards, {result['patches']} corners; tune "
         f"{result['tune_seconds']:.0f} s, held-back corners {before} -> {after} %{kept}); "
         f"{result['test_photos']} held-out photos",
+        *_player_line(result),
         "  " + " ".join([f"{'reader':<{NAME_WIDTH}}", *(f"{h:>{w}}" for h, w, _ in COLUMNS)]),
     ]
     for name, read in result["read"].items():
@@ -224,6 +318,15 @@ def table(result: dict[str, Any]) -> list[str]:
         row = [f"{name:<{NAME_WIDTH}}", *(f"{cells[key]:>{w}}" for _, w, key in COLUMNS)]
         lines.append("  " + " ".join(row))
     return lines
+
+
+def _player_line(result: dict[str, Any]) -> list[str]:
+    """What the player had to do, where the bench taught as a player teaches."""
+    if "corrections" not in result:
+        return []
+    return [f"  the player corrected {result['corrections']} of {result['proposals']} proposals "
+            f"({result['mixed']} mixing two cards; {result['unseen']} labelled cards proposed "
+            "by none)"]  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -235,8 +338,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--groups", nargs="+", default=list(GROUPS))
     parser.add_argument("--models", type=Path, default=MODELS_DIR)
+    parser.add_argument("--teach", choices=TEACHING, default="player",
+                        help="player: the app's proposals on photos showing each card, "
+                        "corrected; labels: every labelled corner of --photos photos")  # fmt: skip
     parser.add_argument("--photos", type=int, default=TEACHING_PHOTOS,
-                        help="training-part photos a deck is taught from, at most")  # fmt: skip
+                        help="--teach labels: photos a deck is taught from, at most")  # fmt: skip
+    parser.add_argument("--keep", type=Path, help="leave the taught decks in this folder")
     parser.add_argument("--budget", type=float, default=180.0, help="tune seconds per deck")
     parser.add_argument("--rounds", type=int, default=1,
                         help="times each reading reads each photo (for the timing)")  # fmt: skip
@@ -247,7 +354,7 @@ def main(argv: list[str] | None = None) -> int:
     settings = TuneSettings(budget_s=args.budget)
     return report(
         (bench_group(group, args.dataset, split, args.models, settings, args.relabel,
-                     args.photos, args.rounds)
+                     args.photos, args.rounds, args.teach, args.keep)
          for group in args.groups),
         args.out,
         table,

@@ -41,6 +41,9 @@ Image = npt.NDArray[np.uint8]
 Boxes = npt.NDArray[np.float32]
 Finder = Callable[[Image], Boxes]
 Classifier = Callable[[Image], npt.NDArray[np.float32]]
+#: Which way each index box of a shot faces (`vision.detection.detections.FACING_UP`..., or
+#: `FACING_UNKNOWN`).
+Facer = Callable[[Image, Boxes], npt.NDArray[np.int8]]
 
 PATCH_PX = 160
 PATCH_SPAN = 2.5
@@ -270,8 +273,11 @@ def pooled_patches(sightings: Iterable[Sequence[Image]]) -> list[Image]:
     return [patch for patches in ordered for patch in patches]
 
 
-def propose(shots: Sequence[Shot], find: Finder, classify: Classifier) -> Enrollment:
-    """Find the cards of every shot and propose an identity for each (see module doc)."""
+def propose(shots: Sequence[Shot], find: Finder, classify: Classifier,
+            face: Facer | None = None) -> Enrollment:  # fmt: skip
+    """Find the cards of every shot and propose an identity for each (see module doc);
+    `face`: which way each index faces, so that a fanned row's corners, all facing one way,
+    are not paired into cards (`group_indices`)."""
     candidates: list[Candidate] = []
     for number, shot in enumerate(shots):
         boxes = np.asarray(find(shot.image), np.float32).reshape(-1, 4)
@@ -283,7 +289,11 @@ def propose(shots: Sequence[Shot], find: Finder, classify: Classifier) -> Enroll
         )
         sure = probabilities.max(axis=1, initial=0.0) >= AGREES  # an unsure reading is no clue
         readings = np.where(sure, probabilities.argmax(axis=1), -1 - np.arange(len(boxes)))
-        groups = group_indices(shot.image, boxes, readings.tolist())
+        certain = np.where(probabilities.max(axis=1, initial=0.0) >= SURE,
+                           probabilities.argmax(axis=1), -1)  # fmt: skip
+        facing = face(shot.image, boxes).tolist() if face is not None and len(boxes) else []
+        groups = group_indices(shot.image, boxes, readings.tolist(), facing=facing,
+                               distinct=certain.tolist())  # fmt: skip
         groups = join_same_card(groups, boxes, *_names(probabilities, groups))
         sizes = box_sizes(boxes)
         row_gap = 2.0 * float(np.median(sizes)) if len(sizes) else 1.0

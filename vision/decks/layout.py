@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.detection.detections import CLASS_NAMES, Detections, box_sizes
+from vision.detection.detections import CLASS_NAMES, FACING_UNKNOWN, Detections, box_sizes
 from vision.table.cards import PairingConfig, cards_from_detections
 
 Image = npt.NDArray[np.uint8]
@@ -58,15 +58,25 @@ PAIRING = PairingConfig()
 
 
 def group_indices(
-    frame: Image, boxes: Boxes, readings: Sequence[int] = (), config: PairingConfig = PAIRING
-) -> list[Group]:
+    frame: Image, boxes: Boxes, readings: Sequence[int] = (), config: PairingConfig = PAIRING,
+    facing: Sequence[int] = (), distinct: Sequence[int] = (),
+) -> list[Group]:  # fmt: skip
     """Group a shot's index boxes into cards: by card outline (up to four indices, for decks
     that print all four corners), then by pairing distance.
 
     How two indices of one card lie apart (offset, in glyph sizes) is learnt from the outlined
     cards, else from indices the model reads alike (`readings`: each box's class, or a number
     of its own, below 0, where the reading is unsure); without either, the leftovers pair only
-    near the usual distance.
+    near the usual distance. `facing`: which way each index faces (`FACING_UNKNOWN` where
+    unsure; none given: all unknown). Two indices facing the same way pair only side by side
+    (`_may_pair`): a fanned row's corners lie a card's corner-to-corner offset apart too.
+    `distinct`: each box's class where the model reads it surely, else below 0; two boxes
+    read surely as two different cards (`_two_cards`) and not surely facing each other are not
+    paired by offset: in a tight row or a fan a neighbour's corner often lies where the card's
+    own would, its facing unsure. A card's two ends facing each other still pair, however
+    read: a reader surely wrong at one corner of a deck it does not know would split the card
+    and let its corners join others. (On the real photos, facing took the proposals mixing
+    two cards from 45 to 22, sure readings to 16, and split no card more in two.)
     """
     if not len(boxes):
         return []
@@ -84,11 +94,14 @@ def group_indices(
     paired: list[tuple[int, ...]] = [g.indices for g in groups if len(g.indices) == 2]
     rest = [i for i in range(len(boxes)) if i not in used]
     same = list(readings) if len(readings) == len(boxes) else [-1 - i for i in range(len(boxes))]
+    faces = list(facing) if len(facing) == len(boxes) else [FACING_UNKNOWN] * len(boxes)
+    sure = list(distinct) if len(distinct) == len(boxes) else [-1] * len(boxes)
     if not paired:
-        paired = _alike(rest, centres, sizes, same, config)
+        paired = _alike(rest, centres, sizes, same, config, faces)
     offsets = [_offset(centres, sizes, i, j) for i, j in paired]
     pairs = [_group(indices, centres)
-             for indices in _pair_by_offset(rest, centres, sizes, offsets, config)]  # fmt: skip
+             for indices in _pair_by_offset(rest, centres, sizes, offsets, config,
+                                            faces, sure)]  # fmt: skip
     return groups + _join_read_alike(pairs, centres, sizes, same, config)
 
 
@@ -278,14 +291,48 @@ def _distance(centres: F64, sizes: F64,
     return float(np.hypot(*(centres[i] - centres[j]))) / float((sizes[i] + sizes[j]) / 2)
 
 
-def _alike(rest: list[int], centres: F64, sizes: F64, same: list[int],
-           config: PairingConfig) -> list[tuple[int, ...]]:  # fmt: skip
-    """Mutually nearest pairs of indices read as the same card at a plausible distance."""
+def _may_pair(faces: list[int], i: int, j: int, distance: float,
+              config: PairingConfig) -> bool:  # fmt: skip
+    """Whether indices `i` and `j`, `distance` glyphs apart, may be one card's as they face
+    (`faces`): a card's indices far apart face opposite ways, only a four-index card's side by
+    side pair faces one way (the reader's rule, `vision.table.cards`). In a fanned row every
+    card shows the same corner, facing the same way, a card's corner-to-corner offset from its
+    neighbour's: without this, two cards' corners make one card. (A quarter turn between them
+    is left to distance: it is what a reading of a card turned near 45° gets wrong.)"""
+    fi, fj = faces[i], faces[j]
+    return FACING_UNKNOWN in (fi, fj) or fi != fj or distance <= config.side_by_side_max
+
+
+#: The red suits' places in the class order (C, D, H, S).
+RED_SUITS = (1, 2)
+
+
+def _ends(fi: int, fj: int) -> bool:
+    """Whether indices facing `fi` and `fj` surely face each other, as a card's two ends do."""
+    return FACING_UNKNOWN not in (fi, fj) and fj == (fi + 2) % 4
+
+
+def _two_cards(a: int, b: int) -> bool:
+    """Whether classes `a` and `b` (below 0: no sure reading) are surely two cards' indices:
+    read as cards of different ranks or of different colours. One card's corner misread as its
+    other suit of the same colour (a spade as a club, a heart as a diamond) is the reader's
+    commonest slip on a deck it does not know yet, so such readings may still be one card."""
+    if a < 0 or b < 0 or a == b:
+        return False
+    red_a, red_b = a // len(RANKS) in RED_SUITS, b // len(RANKS) in RED_SUITS
+    return a % len(RANKS) != b % len(RANKS) or red_a != red_b
+
+
+def _alike(rest: list[int], centres: F64, sizes: F64, same: list[int], config: PairingConfig,
+           faces: list[int]) -> list[tuple[int, ...]]:  # fmt: skip
+    """Mutually nearest pairs of indices read as the same card at a plausible distance, facing
+    as one card's may (`_may_pair`)."""
     nearest: dict[int, int] = {}
     for i in rest:
         options = [(_distance(centres, sizes, i, j), j) for j in rest
                    if j != i and same[j] == same[i]]  # fmt: skip
-        options = [(d, j) for d, j in options if config.pair_min <= d <= config.pair_max]
+        options = [(d, j) for d, j in options if config.pair_min <= d <= config.pair_max
+                   and _may_pair(faces, i, j, d, config)]  # fmt: skip
         if options:
             nearest[i] = min(options)[1]
     return [(i, j) for i, j in nearest.items() if i < j and nearest.get(j) == i]
@@ -293,14 +340,21 @@ def _alike(rest: list[int], centres: F64, sizes: F64, same: list[int],
 
 def _pair_by_offset(
     rest: list[int], centres: F64, sizes: F64, offsets: list[F64], config: PairingConfig,
+    faces: list[int], distinct: list[int],
 ) -> list[tuple[int, ...]]:  # fmt: skip
     """Pairs whose offset is most like a known card's corner-to-corner offset (either way
-    round: cards laid out alike), or without any, near the usual distance; the rest single."""
+    round: cards laid out alike), or without any, near the usual distance, facing as one
+    card's may (`_may_pair`) and not read surely as two cards (`distinct`, as
+    `group_indices` takes it); the rest single."""
     candidates = []
     for a, i in enumerate(rest):
         for j in rest[a + 1 :]:
             si, sj = float(sizes[i]), float(sizes[j])
             if max(si, sj) > config.size_ratio * min(si, sj):
+                continue
+            if not _may_pair(faces, i, j, _distance(centres, sizes, i, j), config):
+                continue
+            if _two_cards(distinct[i], distinct[j]) and not _ends(faces[i], faces[j]):
                 continue
             offset = _offset(centres, sizes, i, j)
             if offsets:

@@ -56,6 +56,10 @@ class EnrollReader(Protocol):
 
     def classify(self, crops: Image) -> npt.NDArray[np.float32]: ...
 
+    def index_facing(
+        self, frame: Image, boxes: npt.NDArray[np.float32]
+    ) -> npt.NDArray[np.int8]: ...
+
 
 @dataclass(frozen=True)
 class HeldShot:
@@ -144,8 +148,8 @@ class Session:
         return next((s for s in self.suits or () if s not in held), None)
 
     def add(self, image: Image, suit: str | None, reader: EnrollReader) -> HeldShot:
-        found = propose([Shot(image, suit)], reader.index_boxes,
-                        reader.classify)  # fmt: skip
+        found = propose([Shot(image, suit)], reader.index_boxes, reader.classify,
+                        reader.index_facing)  # fmt: skip
         if not found.candidates:
             raise ApiError("no card index was found in this shot: lay the cards face up and "
                            "apart, in good light, and fill the picture with them", 422)  # fmt: skip

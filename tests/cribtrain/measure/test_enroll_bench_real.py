@@ -14,7 +14,9 @@ from cribtrain.measure.enroll_bench import ReaderSetup
 from cribtrain.measure.enroll_bench_real import (
     PhotoCards,
     card_summary,
+    covering_photos,
     enrolment_patches,
+    player_teaching,
     read_photos,
     table,
     teaching_photos,
@@ -22,7 +24,7 @@ from cribtrain.measure.enroll_bench_real import (
 from scorer.cards import parse_card
 from tests.samples import SAMPLES, labelled_cards
 from vision.decks.enroll import cut_patch
-from vision.detection.detections import class_of_card
+from vision.detection.detections import CLASS_NAMES, FACING_UNKNOWN, class_of_card
 from vision.detection.models import MODELS_DIR, READER_FILE
 
 
@@ -57,6 +59,54 @@ def test_teaching_photos_show_the_most_new_cards_first_then_repeat_cards() -> No
     assert teaching_photos(cards, 2) == ["b.jpg", "d.jpg"]
     # every card shown: photos showing the most cards follow (ties by name); none empty
     assert teaching_photos(cards) == ["b.jpg", "d.jpg", "a.jpg", "f.jpg", "c.jpg"]
+
+
+def test_covering_photos_show_each_card_and_stop() -> None:
+    cards = {
+        "a.jpg": frozenset({1, 2}), "b.jpg": frozenset({1, 2, 3}), "c.jpg": frozenset({4}),
+        "d.jpg": frozenset({1, 4}), "e.jpg": frozenset(), "f.jpg": frozenset({2, 3}),
+    }  # fmt: skip
+    assert covering_photos(cards) == ["b.jpg", "d.jpg"]  # no photo of shown cards only
+    assert covering_photos({}) == []
+
+
+class SureOfFiveHearts:
+    """A reader that finds the boxes it is given, photo after photo, reads every index surely
+    as the five of hearts and knows no index's facing."""
+
+    def __init__(self, boxes: list[list[tuple[int, int, int, int]]]) -> None:
+        self.boxes = iter(boxes)
+
+    def index_boxes(self, frame: np.ndarray) -> np.ndarray:
+        return np.array(next(self.boxes), np.float32)
+
+    def classify(self, crops: np.ndarray) -> np.ndarray:
+        out = np.zeros((len(crops), 52), np.float32)
+        out[:, CLASS_NAMES.index("5H")] = 1.0
+        return out
+
+    def index_facing(self, frame: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+        return np.full(len(boxes), FACING_UNKNOWN, np.int8)
+
+
+def test_the_player_corrects_each_wrong_proposal_and_mixed_cards_are_counted(
+    tmp_path: Path,
+) -> None:
+    """Proposals are corrected to the card labelled at their corners, or to "not a card" (a box
+    on no card); a proposal holding two cards' corners is counted, the second card unseen."""
+    photo(tmp_path, "a.jpg", [("5H", (100, 100, 120, 130)), ("9C", (400, 400, 420, 430))], 1)
+    photo(tmp_path, "b.jpg", [("5H", (500, 100, 520, 130)), ("2S", (100, 500, 120, 530)),
+                              ("3S", (271, 500, 291, 530))], 2)  # fmt: skip
+    reader = SureOfFiveHearts([
+        [(100, 100, 120, 130), (400, 400, 420, 430), (500, 100, 520, 130)],  # the last: no card
+        [(500, 100, 520, 130), (100, 500, 120, 530), (271, 500, 291, 530)],  # 2S, 3S: one apart
+    ])  # fmt: skip
+    taught = player_teaching(tmp_path, ["a.jpg", "b.jpg"], reader)  # type: ignore[arg-type]
+    assert (taught.proposals, taught.corrections, taught.mixed, taught.unseen) == (5, 3, 1, 1)
+    cards = [(c.shot, c.card) for c in taught.enrollment.candidates]
+    assert sorted(cards, key=str) == sorted(
+        [(0, "5H"), (0, "9C"), (0, None), (1, "5H"), (1, "2S")], key=str
+    )
 
 
 def test_every_corner_of_every_card_is_taught_and_repeats_are_pooled(tmp_path: Path) -> None:

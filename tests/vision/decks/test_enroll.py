@@ -42,9 +42,9 @@ from vision.decks.enroll import (
     cut_patch,
     propose,
 )
-from vision.decks.layout import RANKS, align_suit, reading_order
+from vision.decks.layout import RANKS, align_suit, group_indices, reading_order
 from vision.decks.profiles import ProfileError, ProfileStore
-from vision.detection.detections import CLASS_NAMES
+from vision.detection.detections import CLASS_NAMES, FACING_DOWN, FACING_UNKNOWN, FACING_UP
 from vision.detection.models import READER_FILE
 
 FIXTURE = FIXTURES / "deck-standard"
@@ -238,15 +238,62 @@ def test_missing_cards_do_not_block_a_tune_but_nothing_confirmed_does(decks: lis
         enrollment.labelled()
 
 
+def upright(frame: Image, boxes: np.ndarray) -> npt.NDArray[np.int8]:
+    """The facing of `layout`'s indices, each card's top-left one upright, its other turned."""
+    return np.array([FACING_UP, FACING_DOWN] * (len(boxes) // 2), np.int8)
+
+
 def test_grouping_without_card_outlines_pairs_by_distance(decks: list[Deck]) -> None:
     """On a white table no outline shows: indices pair at the distance learnt from the ones the
-    model reads alike."""
+    model reads alike. The stand-in reader reads one corner of the 6C surely as the 8C: its
+    two ends, facing each other, still make one card."""
     image, boxes = layout(decks, CLUBS[:10])
     grey = image.astype(int)
     wood = (grey.max(axis=2) - grey.min(axis=2) > 40) & (grey.min(axis=2) < 120)
     image[wood] = 255  # the table turned white: the cards' outlines vanish
-    enrollment = propose([Shot(image, "C")], fixed(boxes), Templates(decks))
+    enrollment = propose([Shot(image, "C")], fixed(boxes), Templates(decks), upright)
     assert [len(c.boxes) for c in enrollment.candidates] == [2] * 10
+
+
+def row_of_corners(count: int, glyph: float = 20.0) -> np.ndarray:
+    """`count` index boxes in a row on no outline, each a card's corner-to-corner distance
+    (`PairingConfig.pair_nominal`) from the next: a fanned row's corners, or cards' ends."""
+    step = 5.7 * glyph
+    return np.array([[40 + k * step, 200, 40 + k * step + glyph * 0.6, 200 + glyph]
+                     for k in range(count)], np.float32)  # fmt: skip
+
+
+def test_a_fanned_rows_corners_facing_one_way_are_each_their_own_card() -> None:
+    """A fan shows each card's one corner, all facing one way, a card's corner-to-corner
+    distance apart: by geometry alone they pair into cards of two; facing, they are one card
+    each, and a card's two ends (facing opposite ways) still pair."""
+    dark = np.zeros((480, 800, 3), np.uint8)  # no outline: pairing by distance alone
+    boxes = row_of_corners(4)
+    assert sorted(len(g.indices) for g in group_indices(dark, boxes)) == [2, 2]
+    fan = group_indices(dark, boxes, facing=[FACING_DOWN] * 4)
+    assert sorted(g.indices for g in fan) == [(0,), (1,), (2,), (3,)]
+    ends = group_indices(dark, boxes, facing=[FACING_UP, FACING_DOWN, FACING_UP, FACING_DOWN])
+    assert sorted(g.indices for g in ends) == [(0, 1), (2, 3)]
+    unsure = group_indices(dark, boxes, facing=[FACING_UNKNOWN, FACING_DOWN] * 2)
+    assert sorted(len(g.indices) for g in unsure) == [2, 2]
+
+
+def test_corners_read_surely_as_two_cards_are_not_paired_by_distance() -> None:
+    """Two lone corners at a card's corner-to-corner distance that the model reads surely as
+    cards of different ranks or colours are two cards; read as one, or unsurely, they pair."""
+    dark = np.zeros((480, 800, 3), np.uint8)
+    boxes = row_of_corners(2)
+    five, six = CLASS_NAMES.index("5D"), CLASS_NAMES.index("6S")
+    assert len(group_indices(dark, boxes, distinct=[five, six])) == 2
+    assert len(group_indices(dark, boxes, distinct=[five, five])) == 1
+    assert len(group_indices(dark, boxes, distinct=[five, -1])) == 1
+    # a spade read as a club (or a heart as a diamond) is a slip one card's corner may show
+    three_c, three_s = CLASS_NAMES.index("3C"), CLASS_NAMES.index("3S")
+    assert len(group_indices(dark, boxes, distinct=[three_c, three_s])) == 1
+    assert len(group_indices(dark, boxes, distinct=[three_c, CLASS_NAMES.index("3H")])) == 2
+    # a card's two ends facing each other pair however they are read
+    ends = [FACING_UP, FACING_DOWN]
+    assert len(group_indices(dark, boxes, facing=ends, distinct=[five, six])) == 1
 
 
 def test_a_pool_of_light_over_two_cards_is_not_one_card(decks: list[Deck]) -> None:
@@ -260,7 +307,8 @@ def test_a_pool_of_light_over_two_cards_is_not_one_card(decks: list[Deck]) -> No
     lit = pool.astype(bool)
     image[~lit] = (image[~lit] * 0.35).astype(np.uint8)
     image[lit & wood] = 235
-    enrollment = propose([Shot(image, "C")], fixed(boxes), Templates(decks))
+    # facing known, as the app's reader knows it: the stand-in reader misreads some corners
+    enrollment = propose([Shot(image, "C")], fixed(boxes), Templates(decks), upright)
     assert [len(c.boxes) for c in enrollment.candidates] == [2] * 10
     assert [c.proposed for c in enrollment.candidates] == CLUBS[:10]
 
@@ -551,6 +599,9 @@ def test_enroll_cli_takes_photos_where_cards_repeat(
         def index_boxes(self, frame: Image) -> np.ndarray:
             return boxes[frame.tobytes()]
 
+        def index_facing(self, frame: Image, found: np.ndarray) -> npt.NDArray[np.int8]:
+            return np.full(len(found), FACING_UNKNOWN, np.int8)
+
     tuned: list[list[tuple[str, list[Image]]]] = []
 
     def fake_tune(args: argparse.Namespace, store: ProfileStore, name: str, cards: Any) -> int:
@@ -607,6 +658,9 @@ def enroll_cli(
 
         def index_boxes(self, frame: Image) -> np.ndarray:
             return boxes[frame.tobytes()]
+
+        def index_facing(self, frame: Image, found: np.ndarray) -> npt.NDArray[np.int8]:
+            return np.full(len(found), FACING_UNKNOWN, np.int8)
 
         def classify(self, crops: Image) -> npt.NDArray[np.float32]:
             out = templates(crops)

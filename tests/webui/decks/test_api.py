@@ -36,7 +36,7 @@ from tests.vision.decks.test_enroll import CLUBS, FIXTURE, Templates, layout
 from tests.webui.fakes import Frames
 from vision.config import DEFAULT_READING, ReadingConfig
 from vision.decks.profiles import ProfileStore
-from vision.detection.detections import CLASS_NAMES, Detections
+from vision.detection.detections import CLASS_NAMES, FACING_UNKNOWN, Detections
 from vision.detection.models import DETECTOR_FILE, READER_FILE
 from vision.photo_reader import PhotoReader
 from vision.table.cards import FrameCards, cards_from_detections
@@ -71,6 +71,9 @@ class ShotReader:
 
     def classify(self, crops: Image) -> npt.NDArray[np.float32]:
         return self.templates(crops)
+
+    def index_facing(self, frame: Image, boxes: np.ndarray) -> npt.NDArray[np.int8]:
+        return np.full(len(boxes), FACING_UNKNOWN, np.int8)  # the reader's, without its network
 
 
 class Gate:
