@@ -117,11 +117,13 @@ def main() -> int:
                         help="the posed camera's frame sizes (720p)")  # fmt: skip
     parser.add_argument("--players", nargs="+", type=int, choices=(2, 3, 4), default=[2, 3])
     parser.add_argument("--cameras", nargs="+", choices=sorted(CAMERAS), default=sorted(CAMERAS))
+    parser.add_argument("--no-square", action="store_true",
+                        help="only the --poses, no square overhead clips")  # fmt: skip
     parser.add_argument("--plane", action="store_true",
                         help="place cards on the table plane (vision.table.plane)")  # fmt: skip
     args = parser.parse_args()
     folders = [args.art / name for name in held_out()] if args.art else [FIXTURE]
-    sights: list[View | None] = [None]
+    sights: list[View | None] = [] if args.no_square else [None]
     sights += [view(POSES[pose], FRAME_SIZES[size]) for pose in args.poses for size in args.sizes]
     reader = CardReader()
     for deck in load_decks([f for f in folders if f.exists()]):
