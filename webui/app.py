@@ -46,7 +46,7 @@ DEFAULTS: dict[str, Any] = {
     "CAMERA_SOURCE": None,  # --camera SOURCE: the server reads this camera (camera/capture.py)
     "FRAME_READER": None,  # () -> the camera's reader, asked every frame; None: the detector's
     "CAMERA_OPENER": None,  # spec -> FrameSource; None: vision.table.sources.open_source
-    "CAMERA_INTERVAL": 0.3,  # seconds between two detections of the server camera
+    "CAMERA_INTERVAL": 0.1,  # the least seconds between two frames the server camera reads
     # how the cameras' frames become a table (tablemode.tracker): the table's own plane, etc.
     "TABLE_TRACKING": DEFAULT_TRACKER,
     "PAIRING_CODE": None,  # set (by --lan): other devices must pair first

@@ -256,8 +256,10 @@ class CameraFeed:
                              reconnects=self._reopens + status.reconnects,
                              dropped=status.dropped)  # fmt: skip
             if frame is not None:
+                started = time.perf_counter()
                 self._process(frame)
-                self._stop.wait(self._interval)
+                # at most one frame each interval, the next at once when reading took longer
+                self._stop.wait(max(0.0, self._interval - (time.perf_counter() - started)))
             elif status.state in TERMINAL:
                 return status.state
         return SourceState.CLOSED

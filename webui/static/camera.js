@@ -173,11 +173,22 @@ class Camera {
     this.running = true;
     this.say(t("Camera on."));
     if (this.onStart) this.onStart();  // the page may offer something on the camera's first use
-    this.timer = setInterval(() => this.sendFrame(), this.interval);
+    this.loop();
+  }
+  /* Frames as fast as the server reads them, one in flight, at most one each `interval` ms:
+     the next is grabbed as soon as the last is answered and the interval has passed. */
+  async loop() {
+    const run = (this.run = (this.run || 0) + 1);  // a restart ends the earlier loop
+    while (this.running && run === this.run) {
+      const started = performance.now();
+      await this.sendFrame();
+      const wait = Math.max(0, this.interval - (performance.now() - started));
+      await new Promise((done) => { this.timer = setTimeout(done, wait); });
+    }
   }
   stop() {
     this.running = false;
-    clearInterval(this.timer);
+    clearTimeout(this.timer);
     const stream = this.video.srcObject;
     if (stream) for (const track of stream.getTracks()) track.stop();
     this.video.srcObject = null;

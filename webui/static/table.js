@@ -7,7 +7,7 @@ const root = document.getElementById("table-mode");
 const GAME = root.dataset.game;
 const SERVER_CAMERA = root.dataset.serverCamera === "on";
 const $ = (id) => document.getElementById(id);
-const TABLE_FRAME_MS = 250;  // table mode reads often: a card laid shows within a second
+const TABLE_FRAME_MS = 100;  // table mode reads what changed, as often as the server keeps up
 const UNDO_MS = 8000;  // how long a step the camera applied offers Undo and "Wrong card?"
 const CLAIM_MAX = 29;  // the most a hand can score
 const TROUBLE_MS = 1500;  // what the camera cannot place is said once it lasts: not one frame's slip
