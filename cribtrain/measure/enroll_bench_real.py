@@ -1,15 +1,18 @@
-"""Benchmark: teach each real deck of dev-real from ordinary photos, then read its held-out photos
-with the base reader and with the taught one.
+"""Benchmark: teach each real deck of dev-real as a player teaches it, then read its held-out
+photos with the base reader and with the taught one.
 
     python benchmarks/bench_enroll_real.py DATASET --split FILE [--relabel DIR] [--groups
-    webcam] [--photos 20] [--budget SECONDS] [--out FILE]
+    webcam] [--teach player|labels] [--photos 20] [--budget SECONDS] [--keep DIR] [--out FILE]
 
-Each capture group of dev-real is one table's deck (`cribtrain.data.realsplit`). A player
-teaches cribcam from ordinary photos of the deck, cards repeated across them: up to `--photos`
-of the group's training-part photos stand in for theirs (`teaching_photos`), and every labelled
-corner of every card in them becomes a confirmed patch, a card seen again being more examples of
-it (`enrolment_patches`, as `Enrollment.labelled` pools them; the labelled boxes stand in for the
-detector and the player's confirmations). The reading stage is tuned on them as the app tunes.
+Each capture group of dev-real is one table's deck (`cribtrain.data.realsplit`). By default
+(`--teach player`) the deck is taught from photos of its training part that show each of its
+cards (`covering_photos`: each photo shows a card not shown yet; they were taken for play, so
+some cards show in more than one): the app proposes their cards with the shipped detector and
+reader, as the teaching page and `cribcam enroll` do, and a stand-in player corrects each
+proposal that is wrong against the labels (`player_teaching`): the corrections typed, and the
+proposals mixing two cards, are counted. `--teach labels` takes every labelled corner of up to
+`--photos` ordinary photos instead (`teaching_photos`, `enrolment_patches`: the labels stand
+in for the detector and the player). The reading stage is tuned on them as the app tunes.
 Then the whole app reads each of the group's held-out photos (never taught on) with the base
 models and with the taught deck, one after the other on each photo, so both meet the machine in
 the same state: per card, what it names against the labelled cards (precision, recall, cards
