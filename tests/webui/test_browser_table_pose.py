@@ -49,19 +49,20 @@ def test_a_four_player_deal_from_a_propped_phone_is_followed_to_the_crib(
     oracle = by_hand(FOUR)
     with table_page(server, created["id"], video, size) as page:
         page.get_by_role("button", name=NAMES[FOUR.dealer]).click()
-        page.wait_for_function("Number(document.getElementById('count').textContent) >= 15")
-        # The seats learnt from the cards laid, each player's name over the picture.
-        page.locator(".seat-mark").first.wait_for()
-        page.screenshot(path=str(tmp_path / f"table-{pose}-{size}-play.png"))
-        # A tap on a name asks who sits there; Cancel leaves the seats as learnt (two taps of
-        # the test's own, not the players').
-        page.locator(".seat-mark").first.click()
-        page.locator(".seat-chooser").wait_for()
-        page.screenshot(path=str(tmp_path / f"table-{pose}-{size}-seat.png"))
-        page.locator(".seat-chooser button", has_text="Cancel").click()
-        page.locator(".seat-chooser").wait_for(state="detached")
-        crib = page.locator(".show[data-what=crib]")
         try:
+            page.wait_for_function("Number(document.getElementById('count').textContent) >= 15")
+            # The seats learnt from the cards laid, each player's name over the picture.
+            page.locator(".seat-mark").first.wait_for()
+            page.screenshot(path=str(tmp_path / f"table-{pose}-{size}-play.png"))
+            # A tap on a name asks who sits there; Cancel leaves the seats as learnt (two taps
+            # of the test's own, not the players').
+            page.locator(".seat-mark").first.click()
+            page.locator(".seat-chooser").wait_for()
+            page.screenshot(path=str(tmp_path / f"table-{pose}-{size}-seat.png"))
+            page.locator(".seat-chooser button", has_text="Cancel").click()
+            page.locator(".seat-chooser").wait_for(state="detached")
+            # The crib turned face up beside the dealer is read and counted: the deal is done.
+            crib = page.locator(".show[data-what=crib]")
             crib.wait_for()
         except sync_api.TimeoutError:
             page.screenshot(path=str(tmp_path / f"table-{pose}-stuck.png"))
