@@ -90,6 +90,9 @@ class ChangeConfig:
     #: Windows covering more of the picture than this are read as the whole frame (as fast,
     #: and no card is cut by a window's edge).
     window_share: float = 0.6
+    #: A card read less surely than this is read again each frame, still or not: more frames
+    #: are more evidence (a sure one is kept as read).
+    sure: float = 0.95
 
 
 DEFAULT_CHANGES = ChangeConfig()
@@ -170,7 +173,7 @@ class ChangeReader:
         kept.reference = np.where(absorbed, small, reference).astype(np.float32)
         kept.previous, kept.cards = small, cards
         kept.since_whole += 1
-        regions = self._settled_regions(changed, kept)
+        regions = self._settled_regions(changed, kept) + self._unsure(kept)
         if not regions:
             self.last = FrameRead("still")
             return cards
@@ -196,6 +199,17 @@ class ChangeReader:
             x, y = int(seen.centre[0] / zoom), int(seen.centre[1] / zoom)
             hits += 0 <= x < width and 0 <= y < height and bool(changed[y, x])
         return hits >= self.config.least_cards and hits > self.config.moved_cards * len(cards.cards)
+
+    def _unsure(self, kept: _Kept) -> list[Window]:
+        """The boxes (small pixels) of the kept cards read under `sure`: each frame of them is
+        more evidence of what they are (`TableSmoother` weighs it), so they are read again."""
+        zoom = kept.zoom
+        return [
+            (int(x1 / zoom), int(y1 / zoom), math.ceil(x2 / zoom), math.ceil(y2 / zoom))
+            for x1, y1, x2, y2 in (
+                s.box for s in kept.cards.cards if s.confidence < self.config.sure
+            )
+        ]
 
     def _settled_regions(self, changed: npt.NDArray[np.bool_], kept: _Kept) -> list[Window]:
         """The boxes (small pixels) of the changed regions to read now: those that have been

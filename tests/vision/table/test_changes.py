@@ -15,6 +15,8 @@ from vision.table.cards import FrameCards, SeenCard
 from vision.table.changes import ChangeConfig, ChangeReader
 
 SIZE = (640, 480)
+#: Cards the fake reader reads unsurely.
+UNSURE = {"8H"}
 TABLE_GREY = 60
 #: A card is a flat rectangle whose grey level names it (the fake reader's whole skill).
 CARD_W, CARD_H = 50, 70
@@ -73,7 +75,8 @@ class FakeReader:
             box = (float(x), float(y), float(x + w), float(y + h))
             detections = Detections([box], [0.9], [class_of_card(card)])
             cx, cy = (float(v) for v in centres[label])
-            seen.append(SeenCard(card, 0.9, box, (cx, cy), 14.0, detections))
+            sure = 0.5 if str(card) in UNSURE else 0.99
+            seen.append(SeenCard(card, sure, box, (cx, cy), 14.0, detections))
         return FrameCards(tuple(seen))
 
 
@@ -146,6 +149,20 @@ def test_a_change_larger_than_a_card_is_read_once_still() -> None:
     read = changes.cards(scene(row))
     assert changes.last.kind == "regions"  # type: ignore[comparison-overlap]  # it changed
     assert names(read) == sorted(map(parse_card, row))
+
+
+def test_an_unsure_card_is_read_again_each_frame() -> None:
+    reader = FakeReader()
+    changes = ChangeReader(reader, CONFIG)
+    table = {**ON_TABLE, "8H": (300, 200)}
+    changes.cards(scene(table))
+    for _ in range(3):
+        read = changes.cards(scene(table))
+        assert changes.last.kind == "regions" and names(read) == sorted(map(parse_card, table))
+        ((x1, y1, x2, y2),) = changes.last.windows
+        assert x1 <= 300 < 350 <= x2 and y1 <= 200 < 270 <= y2  # the unsure card's own
+    assert reader.calls[1:] == [("region", (x2 - x1, y2 - y1))] * 3
+    assert {s.card: s.fresh for s in read.cards} == {parse_card(c): c == "8H" for c in table}
 
 
 def test_a_shake_is_followed_without_reading() -> None:
