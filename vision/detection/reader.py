@@ -2,8 +2,10 @@
 square crop of each found index, cut from the full-resolution frame so small glyphs keep their
 pixels. Each crop is read at several quarter turns, light ink on a dark face as its negative
 too; small indices are read again by the small-index reader where the models have one. A deck's
-tuned reader holds the base reader in its weights and reads alone, at the base reader's cost;
-one from an older tune, which does not, reads beside the base reader."""
+tuned reader holds the base reader in its weights; it reads beside the base reader, keeping
+the surer reading where the two agree (`ReadingConfig.deck_keeps_base`), so a taught deck
+names the cards the base reader names surely; one from an older tune, which does not hold it,
+reads beside the base reader as their geometric mean."""
 
 from __future__ import annotations
 
@@ -52,11 +54,13 @@ class ReaderNetwork(NamedTuple):
 class IndexReader:
     """Stage 2: `read(frame, indices)` gives each index's N × 52 class probabilities.
 
-    `main` reads every crop; `base`, where `main` is a deck's reader from a tune that did not
-    fold the base reader into its weights (`BASE_SHARE_KEY`), the crops the small-index reader
-    leaves too; `small` (the models' small-index reader, where they have one) the boxes under
-    `config.small_reader_px` again. `ink`: the ink of the deck `main` was tuned on ("dark",
-    "light"), None for the base reader.
+    `main` reads every crop; `base`, where `main` is a deck's reader, the crops the
+    small-index reader leaves too: beside a reader from a tune that did not fold the base
+    reader into its weights (`BASE_SHARE_KEY`) as their geometric mean, beside a newer one
+    (`config.deck_keeps_base`, `keeps_base`) as the surer where they agree; `small` (the models'
+    small-index reader, where they have one) the boxes under `config.small_reader_px` again.
+    `ink`: the ink of the deck `main` was tuned on ("dark", "light"), None for the base
+    reader.
     """
 
     main: ReaderNetwork
@@ -64,6 +68,7 @@ class IndexReader:
     ink: str | None = None
     base: ReaderNetwork | None = None
     small: ReaderNetwork | None = None
+    keeps_base: bool = False
 
     @classmethod
     def load(
@@ -78,7 +83,10 @@ class IndexReader:
         main = ReaderNetwork(load(path), info.read_columns)
         base_path = models_dir / READER_FILE
         base = None
-        if config.deck_base_weight > 0 and not reads_alone(path, info, base_path):
+        alone = reads_alone(path, info, base_path)
+        older = not alone and config.deck_base_weight > 0
+        keeps_base = alone and path != base_path and config.deck_keeps_base
+        if older or keeps_base:
             base = ReaderNetwork(load(base_path), reader_info(base_path).read_columns)
         small_path = models_dir / SMALL_READER_FILE
         small = None
@@ -86,7 +94,7 @@ class IndexReader:
             run, small_info = load(small_path), reader_info(small_path)
             margin = small_info.margin if small_info.margin is not None else READ_MARGIN
             small = ReaderNetwork(run, small_info.read_columns, margin)
-        return cls(main, config, info.ink, base, small)
+        return cls(main, config, info.ink, base, small, keeps_base)
 
     def read(self, frame: Image, indices: Detections) -> Detections:
         """`indices` with each one's class probabilities (`probabilities`)."""
@@ -167,15 +175,19 @@ class IndexReader:
         self, crops: Image, boxes: npt.NDArray[np.float32], read: Probabilities
     ) -> Probabilities:
         """`read` with the boxes the small-index reader leaves (`small_boxes`) read by the base
-        reader too where a deck's reader reads, the two readings combined (their geometric
-        mean, the base's weighted by `deck_base_weight`): the deck's reader knows its deck, the
-        base reader more of the ways a photo spoils an index."""
+        reader too where a deck's reader reads, the two readings combined (`keeps_base`: the
+        surer where they agree, `surer_where_agreeing`; else their geometric mean, the base's
+        weighted by `deck_base_weight`): the deck's reader knows its deck, the base reader more
+        of the ways a photo spoils an index."""
         large = ~self.small_boxes(boxes)
         if self.base is None or not large.any():
             return read
         combined = read.copy()
         base = self._classified(crops[large], self.base)
-        combined[large] = geometric_mean(read[large], base, self.config.deck_base_weight)
+        if self.keeps_base:
+            combined[large] = surer_where_agreeing(read[large], base)
+        else:
+            combined[large] = geometric_mean(read[large], base, self.config.deck_base_weight)
         return combined
 
 
@@ -184,7 +196,9 @@ def reads_alone(path: Path, info: ReaderInfo, base_path: Path) -> bool:
     beside it: the base reader itself, and a deck's reader whose tune recorded the share of
     the base reader's weights it holds (`BASE_SHARE_KEY`): holding the base in its weights, it
     reads about as well as it did beside the base (MODEL_CARD.md, "Deck enrolment") without
-    reading each index twice."""
+    reading each index twice. Such a reader still has the base beside it where
+    `ReadingConfig.deck_keeps_base` asks (`IndexReader.load`), as the surer of two readings
+    that agree, not as their mean."""
     return path == base_path or info.base_share is not None
 
 
@@ -200,6 +214,18 @@ def geometric_mean(
     combined = np.exp(mean - mean.max(axis=1, keepdims=True))
     combined /= combined.sum(axis=1, keepdims=True)
     return np.ascontiguousarray(combined[:, : len(CLASS_NAMES)], np.float32)
+
+
+def surer_where_agreeing(deck: Probabilities, base: Probabilities) -> Probabilities:
+    """A deck reader's and the base reader's readings of the same crops as one: where both
+    name the same card, the surer of the two (a deck reader is seldom as sure as the base
+    reader of a card both read right, and a card the base reader names surely is kept); where
+    they differ, their geometric mean (`geometric_mean`, evenly: neither is taken on its own
+    word)."""
+    agree = deck.argmax(axis=1) == base.argmax(axis=1)
+    surer = np.where((base.max(axis=1) > deck.max(axis=1))[:, None], base, deck)
+    out = np.where(agree[:, None], surer, geometric_mean(deck, base))
+    return np.ascontiguousarray(out, np.float32)
 
 
 def light_on_dark(crops: Image, inset: float = READ_MARGIN) -> npt.NDArray[np.bool_]:

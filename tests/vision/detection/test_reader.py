@@ -14,7 +14,12 @@ from vision.config import DEFAULT_READING, ReadingConfig
 from vision.detection.crops import crop_index
 from vision.detection.detections import CLASS_NAMES, box_sizes
 from vision.detection.models import DETECTOR_FILE, MODELS_DIR, READER_FILE, SMALL_READER_FILE
-from vision.detection.reader import IndexReader, geometric_mean, light_on_dark
+from vision.detection.reader import (
+    IndexReader,
+    geometric_mean,
+    light_on_dark,
+    surer_where_agreeing,
+)
 from vision.detection.reader_classes import (
     BASE_SHARE_KEY,
     INK_KEY,
@@ -192,26 +197,47 @@ def test_small_boxes_are_read_again_by_the_small_index_reader_where_the_models_h
     np.testing.assert_allclose(_look(deck, frame)[1], read)
 
 
-def test_a_deck_reader_holding_the_base_in_its_weights_reads_alone(tmp_path: Path) -> None:
-    """A deck's reader whose tune recorded the base reader's share of its weights reads with no
-    base reader beside it (each index read once, as with the base reader); one from an older
-    tune, without it, still reads beside the base reader (unless `deck_base_weight` is 0)."""
+def test_a_deck_reader_holding_the_base_in_its_weights_keeps_the_base_beside_it(
+    tmp_path: Path,
+) -> None:
+    """A deck's reader whose tune recorded the base reader's share of its weights reads with
+    the base reader beside it, keeping the surer where they agree (unless `deck_keeps_base` is
+    off: then alone, each index read once); one from an older tune, without it, reads beside
+    the base reader as their geometric mean (unless `deck_base_weight` is 0)."""
     names = sorted(CLASS_NAMES)
     older = _constant_reader(tmp_path / "older.onnx", names, [1 / 52] * 52)
     newer = _constant_reader(tmp_path / "newer.onnx", names, [1 / 52] * 52)
     set_metadata(newer, {BASE_SHARE_KEY: "0.5"})
     assert reader_info(older).base_share is None and reader_info(newer).base_share == 0.5
 
-    def base_of(path: Path | None, config: ReadingConfig = DEFAULT_READING) -> object:
-        return IndexReader.load(MODELS_DIR, path, config, lambda _: np.asarray).base
+    def load(path: Path | None, config: ReadingConfig = DEFAULT_READING) -> IndexReader:
+        return IndexReader.load(MODELS_DIR, path, config, lambda _: np.asarray)
 
-    assert base_of(newer) is None and base_of(None) is None
-    assert base_of(MODELS_DIR / READER_FILE) is None
-    assert base_of(older) is not None
+    def base_of(path: Path | None, config: ReadingConfig = DEFAULT_READING) -> object:
+        return load(path, config).base
+
+    assert base_of(newer) is not None and load(newer).keeps_base
+    assert base_of(newer, ReadingConfig(deck_keeps_base=False)) is None
+    assert base_of(None) is None and base_of(MODELS_DIR / READER_FILE) is None
+    assert base_of(older) is not None and not load(older).keeps_base
     assert base_of(older, ReadingConfig(deck_base_weight=0.0)) is None
     for unusable in ("", "half", "1.5", "-0.1"):
         set_metadata(newer, {BASE_SHARE_KEY: unusable})
         assert reader_info(newer).base_share is None
+
+
+def test_a_deck_reader_beside_the_base_keeps_the_surer_reading_where_they_agree() -> None:
+    """Both name 5H: the surer (the base's 0.95, not the deck's 0.6); they differ: neither is
+    taken on its own word (their even geometric mean)."""
+    five, six = CLASS_NAMES.index("5H"), CLASS_NAMES.index("6H")
+    deck = np.full((2, 52), 0.001, np.float32)
+    base = np.full((2, 52), 0.001, np.float32)
+    deck[0, five], base[0, five] = 0.6, 0.95
+    deck[1, five], base[1, six] = 0.9, 0.8
+    out = surer_where_agreeing(deck, base)
+    np.testing.assert_allclose(out[0], base[0])
+    np.testing.assert_allclose(out[1], geometric_mean(deck, base)[1])
+    assert out[1].max() < 0.8
 
 
 def test_the_geometric_mean_of_two_readings_leans_to_the_weighted_one() -> None:
