@@ -85,7 +85,8 @@ class IndexReader:
         base = None
         alone = reads_alone(path, info, base_path)
         older = not alone and config.deck_base_weight > 0
-        keeps_base = alone and path != base_path and config.deck_keeps_base
+        partly_base = info.base_share is not None and info.base_share < 1  # not the base's own
+        keeps_base = alone and partly_base and config.deck_keeps_base
         if older or keeps_base:
             base = ReaderNetwork(load(base_path), reader_info(base_path).read_columns)
         small_path = models_dir / SMALL_READER_FILE

@@ -15,7 +15,7 @@ import cribtrain.fit.train
 from cribtrain.fit import tune
 from cribtrain.fit.tune import TuneSettings, export_settings, tune_profile
 from cribtrain.fit.tune_data import FIXTURE_DECK
-from vision.config import DEFAULT_READING
+from vision.config import DEFAULT_READING, ReadingConfig
 from vision.decks.enroll import PATCH_PX
 from vision.decks.profiles import ProfileStore
 from vision.detection.models import MODELS_DIR, READER_FILE, SMALL_READER_FILE
@@ -59,14 +59,16 @@ def _quick_tune(models: Path, root: Path, monkeypatch: pytest.MonkeyPatch,
     return store.get("home").reader, asked
 
 
-def test_a_deck_reader_is_exported_as_the_base_reader_and_reads_alone(
+def test_a_deck_reader_is_exported_as_the_base_reader_and_keeps_the_base_beside_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     reader, asked = _quick_tune(MODELS_DIR, tmp_path / "decks", monkeypatch)
     assert asked == SHIPPED
     assert reader_info(reader).base_share == pytest.approx(1 - QUICK.tuned_share)
     loaded = IndexReader.load(MODELS_DIR, reader, DEFAULT_READING, lambda _: np.asarray)
-    assert loaded.base is None  # no second reading of each index by the base reader
+    assert loaded.base is not None and loaded.keeps_base  # the surer where the two agree
+    alone = ReadingConfig(deck_keeps_base=False)
+    assert IndexReader.load(MODELS_DIR, reader, alone, lambda _: np.asarray).base is None
 
 
 def test_the_export_follows_a_base_reader_stored_in_half_precision(
