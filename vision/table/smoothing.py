@@ -337,7 +337,7 @@ class _Track:
     @property
     def sure(self) -> bool:
         """Its identity is decided by the evidence (not only laid for lack of more): likely
-        enough, and not ruled out by too many of its sightings."""
+        enough, and not ruled out by too many of its corner readings."""
         config = self.config
         if self.identity is None or self.chance < config.decide_chance:
             return False
