@@ -36,7 +36,7 @@ FPS = 2
 MOST_TAPS = 4
 
 
-@pytest.mark.parametrize(("pose", "size"), [("edge", "phone"), ("corner", "desktop")])
+@pytest.mark.parametrize(("pose", "size"), [("edge", "desktop"), ("corner", "phone")])
 def test_a_four_player_deal_from_a_propped_phone_is_followed_to_the_crib(
     server: Server, tmp_path: Path, pose: str, size: str
 ) -> None:

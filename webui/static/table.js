@@ -79,7 +79,7 @@ function followCamera(answer, picture) {
   }
   if (answer.table && picture) {
     followTroubles(answer.table, picture.width, picture.height);
-    renderSeatMarks(answer.table.learnt || [], picture.width, picture.height);
+    if (answer.table.learnt) renderSeatMarks(answer.table.learnt, picture.width, picture.height);
   }
 }
 
