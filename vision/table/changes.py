@@ -13,6 +13,7 @@ says so (`SeenCard.fresh` False): it is no new evidence.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, Protocol
 
@@ -93,6 +94,9 @@ class ChangeConfig:
     #: A card read less surely than this is read again each frame, still or not: more frames
     #: are more evidence (a sure one is kept as read).
     sure: float = 0.95
+    #: Two readings of one card lie within this many index sizes of each other (a centre
+    #: guessed from one corner is off by up to a card's half length).
+    same_place: float = 3.0
 
 
 DEFAULT_CHANGES = ChangeConfig()
@@ -124,6 +128,9 @@ class _Kept:
     #: The finest scale the whole frame was read at (`CardReader.look_scale`).
     scale: float
     since_whole: int = 0
+    #: Cards read once, not yet read again alike at their place: read again before they are
+    #: kept as read (a misreading in one frame must not stay on the table).
+    unconfirmed: tuple[SeenCard, ...] = ()
 
 
 class ChangeReader:
@@ -172,6 +179,9 @@ class ChangeReader:
         absorbed = (difference < config.absorb) & ~moving
         kept.reference = np.where(absorbed, small, reference).astype(np.float32)
         kept.previous, kept.cards = small, cards
+        kept.unconfirmed = _moved_cards(
+            FrameCards(kept.unconfirmed), _zoomed(motion, zoom), fresh=False
+        ).cards
         kept.since_whole += 1
         regions = self._settled_regions(changed, kept) + self._unsure(kept)
         if not regions:
@@ -185,7 +195,9 @@ class ChangeReader:
         height, width = frame.shape[:2]
         scale = self.reader.look_scale(width, height, cards.index_px)
         still = np.zeros(small.shape, np.int32)
-        self._kept = _Kept(cards, small, small, still, zoom, scale)
+        before = () if self._kept is None else self._kept.cards.cards
+        unconfirmed = self._unconfirmed(cards.cards, before)
+        self._kept = _Kept(cards, small, small, still, zoom, scale, unconfirmed=unconfirmed)
         self.last = FrameRead("whole", reason)
         return cards
 
@@ -201,15 +213,21 @@ class ChangeReader:
         return hits >= self.config.least_cards and hits > self.config.moved_cards * len(cards.cards)
 
     def _unsure(self, kept: _Kept) -> list[Window]:
-        """The boxes (small pixels) of the kept cards read under `sure`: each frame of them is
-        more evidence of what they are (`TableSmoother` weighs it), so they are read again."""
+        """The boxes (small pixels) of the kept cards to read again: those read under `sure`
+        (each frame of them is more evidence of what they are: `TableSmoother` weighs it) and
+        those read once only."""
         zoom = kept.zoom
+        unsure = [s for s in kept.cards.cards if s.confidence < self.config.sure]
         return [
             (int(x1 / zoom), int(y1 / zoom), math.ceil(x2 / zoom), math.ceil(y2 / zoom))
-            for x1, y1, x2, y2 in (
-                s.box for s in kept.cards.cards if s.confidence < self.config.sure
-            )
+            for x1, y1, x2, y2 in (s.box for s in (*unsure, *kept.unconfirmed))
         ]
+
+    def _unconfirmed(self, read: Sequence[SeenCard], before: Sequence[SeenCard]
+                     ) -> tuple[SeenCard, ...]:  # fmt: skip
+        """The cards of `read` that the cards kept `before` do not confirm (the same card at
+        the same place)."""
+        return tuple(s for s in read if not _matches(s, before, self.config.same_place))
 
     def _settled_regions(self, changed: npt.NDArray[np.bool_], kept: _Kept) -> list[Window]:
         """The boxes (small pixels) of the changed regions to read now: those that have been
@@ -252,14 +270,25 @@ class ChangeReader:
             return self._whole(frame, small, zoom, "wide")  # as fast read whole
         inner = [_grown_inside(w, margin / 2, width, height) for w in windows]
         fresh: list[FrameCards] = []
-        for (x1, y1, x2, y2), part in zip(windows, inner, strict=True):
+        for window, part in zip(windows, inner, strict=True):
+            x1, y1, x2, y2 = window
             read = self.reader.read_at(frame[y1:y2, x1:x2], kept.scale).cards
             placed = _moved_cards(read, _translation(x1, y1), fresh=True)
-            fresh.append(_within(placed, part, keep_inside=True))
+            # A card the window's edge cuts is read whole by the kept reading (or later).
+            whole = tuple(s for s in placed.cards if _clear_of_edges(s, window, width, height))
+            fresh.append(_within(replace(placed, cards=whole), part, keep_inside=True))
         outside = kept.cards
         for part in inner:
             outside = _within(outside, part, keep_inside=False)
-        kept.cards = _joined([outside, *fresh])
+        new = [seen for part in fresh for seen in part.cards]
+        same = self.config.same_place
+        # A card read anew where it was kept, its centre guessed elsewhere: one card, not two.
+        held = tuple(s for s in outside.cards if not _matches(s, new, same))
+        cards = _joined([replace(outside, cards=held), *fresh])
+        read_again = {id(s) for s in kept.unconfirmed if any(_inside(s.centre, p) for p in inner)}
+        still_unconfirmed = [s for s in kept.unconfirmed if id(s) not in read_again]
+        kept.unconfirmed = (*self._unconfirmed(new, kept.cards.cards), *still_unconfirmed)
+        kept.cards = cards
         for x1, y1, x2, y2 in windows:  # what was read there is the table as read
             sx1, sy1 = int(x1 / zoom), int(y1 / zoom)
             sx2, sy2 = math.ceil(x2 / zoom), math.ceil(y2 / zoom)
@@ -383,6 +412,25 @@ def _merged(windows: list[Window]) -> list[Window]:
             if joined:
                 break
     return merged
+
+
+def _matches(seen: SeenCard, others: Sequence[SeenCard], within: float) -> bool:
+    """Whether `others` holds `seen`'s card within `within` index sizes of it."""
+    reach = within * seen.glyph_size
+    return any(o.card == seen.card and math.dist(o.centre, seen.centre) <= reach for o in others)
+
+
+def _clear_of_edges(seen: SeenCard, window: Window, width: int, height: int) -> bool:
+    """Whether `seen`'s indices lie half an index size or more inside `window`'s edges (those
+    that are not the frame's)."""
+    x1, y1, x2, y2 = seen.box
+    gap = seen.glyph_size / 2
+    return (
+        (window[0] == 0 or x1 - window[0] >= gap)
+        and (window[1] == 0 or y1 - window[1] >= gap)
+        and (window[2] == width or window[2] - x2 >= gap)
+        and (window[3] == height or window[3] - y2 >= gap)
+    )
 
 
 def _inside(point: tuple[float, float], window: Window) -> bool:
