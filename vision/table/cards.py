@@ -585,8 +585,11 @@ def _seen(d: Detections, config: PairingConfig) -> SeenCard:
     x2, y2 = (float(v) for v in d.boxes[:, 2:].max(axis=0))
     size = float(d.sizes.mean())
     cx, cy = (float(v) for v in _midpoint(d.centres))  # a diagonal: the card's centre
-    if len(d) == 1 and d.facing is not None and d.facing[0] != FACING_UNKNOWN:
-        dx, dy = _turned(config.centre_offset, int(d.facing[0]))
+    facing = set() if d.facing is None else {int(f) for f in d.facing}
+    if len(facing) == 1 and FACING_UNKNOWN not in facing:
+        # One corner, or one end's two corners (facing alike): the centre lies along the card.
+        across, along = config.centre_offset
+        dx, dy = _turned((across if len(d) == 1 else 0.0, along), facing.pop())
         cx, cy = cx + dx * size, cy + dy * size
     choices = top_choices(class_distribution(d, card, confidence), config.choices,
                           config.choice_floor)  # fmt: skip

@@ -46,6 +46,16 @@ def test_four_index_decks_make_one_card(corners: str, orientation: bool) -> None
     assert seen.by_card()[parse_card("KS")].centre == pytest.approx((300, 200))
 
 
+@pytest.mark.parametrize("rotation", [0, 1, 2, 3])
+@pytest.mark.parametrize("corners", ["tl tr", "bl br"])
+def test_one_ends_two_corners_place_the_card_along_them(corners: str, rotation: int) -> None:
+    """A four-index card whose other end is covered (a hand withdrawing, a card over it): its
+    centre lies along the card from the two corners, not between them."""
+    d = card_detections("KS", (300, 200), rotation=rotation, corners=corners)
+    (card,) = cards_from_detections(d).cards
+    assert card.indices_seen == 2 and card.centre == pytest.approx((300, 200), abs=0.01)
+
+
 def test_a_misread_fourth_corner_is_not_a_second_card() -> None:
     card = card_detections("KS", (300, 200), corners="tl tr bl br")
     misread = Detections(card.boxes, card.scores, [class_of_card(parse_card("KS"))] * 3
