@@ -36,8 +36,8 @@ from cribtrain.data.synth import Deck, load_decks
 from cribtrain.measure.table_mode import by_hand, follow_clip
 from vision.reading import CardReader
 
-#: The page's frame interval in table mode (webui/static/table.js TABLE_FRAME_MS).
-PAGE_INTERVAL = 0.25
+#: The page's least frame interval in table mode (webui/static/table.js TABLE_FRAME_MS).
+PAGE_INTERVAL = 0.1
 #: Deals in a two-player game to 121 (about 9: each deal scores some 26-28 points all told).
 DEALS_PER_GAME = 9
 
@@ -51,7 +51,8 @@ CAMERAS = {
 
 
 def bench(deck: Deck, reader: CardReader, seeds: int, players: int, camera: str,
-          sight: View | None = None, plane: bool = False) -> dict[str, object]:  # fmt: skip
+          sight: View | None = None, plane: bool = False, changes: bool = False
+          ) -> dict[str, object]:  # fmt: skip
     right_scores = events = first = prior = 0
     taps: list[int] = []
     frames: list[int] = []
@@ -61,7 +62,7 @@ def bench(deck: Deck, reader: CardReader, seeds: int, players: int, camera: str,
     for seed in range(seeds):
         script = random_deal(players, np.random.default_rng([seed, players, 11]))
         clip = deal_clip(deck, script, seed=seed, camera=CAMERAS[camera], sight=sight)
-        followed = follow_clip(clip, reader, plane=plane)
+        followed = follow_clip(clip, reader, plane=plane, changes=changes)
         right_scores += followed.game.scores == by_hand(script).scores
         taps.append(followed.taps)
         events += followed.events
@@ -78,6 +79,7 @@ def bench(deck: Deck, reader: CardReader, seeds: int, players: int, camera: str,
         "deck": deck.name,
         "pose": "overhead, square" if sight is None else _pose_name(sight),
         "table plane": plane,
+        "reads what changed": changes,
         "camera": camera,
         "players": players,
         "scores right": f"{right_scores}/{seeds}",
@@ -121,6 +123,8 @@ def main() -> int:
                         help="only the --poses, no square overhead clips")  # fmt: skip
     parser.add_argument("--plane", action="store_true",
                         help="place cards on the table plane (vision.table.plane)")  # fmt: skip
+    parser.add_argument("--changes", action="store_true",
+                        help="read what changed in each frame (vision.table.changes)")  # fmt: skip
     args = parser.parse_args()
     folders = [args.art / name for name in held_out()] if args.art else [FIXTURE]
     sights: list[View | None] = [] if args.no_square else [None]
@@ -130,7 +134,8 @@ def main() -> int:
         for sight in sights:
             for camera in args.cameras:
                 for players in args.players:
-                    figures = bench(deck, reader, args.seeds, players, camera, sight, args.plane)
+                    figures = bench(deck, reader, args.seeds, players, camera, sight, args.plane,
+                                    args.changes)  # fmt: skip
                     print(json.dumps(figures), flush=True)
     return 0
 

@@ -26,6 +26,7 @@ from scorer.game import Game
 from tablemode.seats import LAYOUTS, SeatLearner, layout_for, table_phase, table_seat
 from tablemode.view import TableView, table_view
 from vision.table.cards import FrameCards, SeenCard
+from vision.table.changes import ChangeReader, RegionReader
 from vision.table.plane import TablePlane
 from vision.table.plane_reading import FrameReader, Image, PlaneReading
 from vision.table.roles import Seat, TableState
@@ -54,6 +55,10 @@ class TrackerConfig:
     #: How far beyond the card a seat was learnt by its name is shown, towards the player, in
     #: index sizes: clear of the cards laid there, whose names the picture shows.
     mark_out: float = 4.0
+    #: Read only what changed in a frame (`vision.table.changes`) once the cards are placed
+    #: (the plane settled, or the picture's edges): off until it scores deals as whole reads
+    #: do (`bench_table_mode.py --changes`).
+    read_changes: bool = False
 
 
 DEFAULT_TRACKER = TrackerConfig()
@@ -118,6 +123,7 @@ class TableTracker:
         self._reading = PlaneReading(_Unset(), self.table)
         self.seats = SeatLearner(self.players, self.size)
         self._held: list[_Held] = []
+        self._changes: ChangeReader | None = None
         self._waited = 0  # frames with cards during a deal, the plane unsettled
         self._deal = 0
         self._view: TableView | None = None
@@ -148,10 +154,15 @@ class TableTracker:
         roles go by place alone, the crib beside `dealer`, and no seat is learnt. `follow` is
         given the view after each frame smoothed (several at once when the plane has just
         settled), so that the game moves on between them as if smoothed as they came."""
-        capture = _Capture(reader)
-        self._reading.reader = capture
         table = self.table
         was_settled = table is not None and table.settled
+        # Once the cards are placed, the same kind of picture comes frame after frame.
+        placed = table is None or was_settled
+        if self.config.read_changes and placed and isinstance(reader, RegionReader):
+            self._changes = self._changes or ChangeReader(reader)
+            self._changes.reader, reader = reader, self._changes
+        capture = _Capture(reader)
+        self._reading.reader = capture
         back = _inverse(table) if table is not None and was_settled else None
         ready = self._reading.ready(image)
         if table is not None and not table.settled:

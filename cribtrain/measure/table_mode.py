@@ -64,18 +64,24 @@ def by_hand(script: DealScript) -> Game:
 
 
 def follow_clip(
-    clip: DealClip, reader: FrameReader, *, until_clear: bool = True, plane: bool = False
+    clip: DealClip,
+    reader: FrameReader,
+    *,
+    until_clear: bool = True,
+    plane: bool = False,
+    changes: bool = False,
 ) -> Followed:
     """Follow `clip` frame by frame from a game whose dealer is the script's; with `plane`,
     the cards are placed on the table's own plane (`vision.table.plane`) first, and the seats
     are where the game says they are on it (`tablemode.seats.SeatLearner`), not the picture's
-    edges."""
+    edges; with `changes`, each frame reads only what changed (`TrackerConfig.read_changes`)."""
     script = clip.script
     players = len(script.seats)
     game = Game(Settings(players=players), first_dealer=script.dealer)
     height, width = clip.frames[0].shape[:2]
     # The app's own tracker: what is measured here is what the players get.
-    tracker = TableTracker(players, (width, height), TrackerConfig(plane=plane))
+    config = TrackerConfig(plane=plane, read_changes=changes)
+    tracker = TableTracker(players, (width, height), config)
     follower = Follower()
     result = Followed(game)
     truth = _truth(script)

@@ -12,6 +12,8 @@ from tablemode.seats import SeatLearner
 from tablemode.tracker import TableTracker, TrackerConfig, map_box, map_point
 from tablemode.view import TableView
 from tests.tabletop import card_detections, table
+from tests.vision.table.test_changes import ON_TABLE, FakeReader, scene
+from tests.vision.table.test_changes import SIZE as CHANGES_SIZE
 from vision.table.cards import FrameCards, cards_from_detections
 
 PICTURE = (640, 480)
@@ -104,3 +106,15 @@ def test_a_seat_put_right_swaps_places_and_is_not_learnt_again() -> None:
     assert learner.fix("left", "top")  # top not learnt: left is to be learnt again
     assert learner.learnt == {"top": (320.0, 600.0), "bottom": (40.0, 320.0)}
     assert learner.fixed == {"bottom", "top"}
+
+
+def test_reading_what_changed_reads_a_still_table_once() -> None:
+    """With `read_changes` a still table is not read again frame after frame (a reader that
+    reads regions: `vision.table.changes`), and its cards still reach the table."""
+    reader = FakeReader()
+    tracker = TableTracker(2, CHANGES_SIZE, TrackerConfig(plane=False, read_changes=True))
+    for _ in range(6):
+        tracked = tracker.update(scene(ON_TABLE), reader, None)
+    assert [kind for kind, _ in reader.calls][:1] == ["whole"] and len(reader.calls) <= 4
+    assert tracked.state is not None
+    assert sorted(str(s.card) for s in tracked.seen.cards) == sorted(ON_TABLE)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Literal, Protocol
+from typing import Literal, Protocol, runtime_checkable
 
 import cv2
 import numpy as np
@@ -41,6 +41,7 @@ class RegionReading(Protocol):
     def cards(self) -> FrameCards: ...
 
 
+@runtime_checkable
 class RegionReader(Protocol):
     """A reader that can read a region at a given scale (`vision.reading.CardReader`)."""
 

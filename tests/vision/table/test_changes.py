@@ -51,6 +51,9 @@ class FakeReader:
     #: A card the next region read misreads beside the cards there (then no more).
     ghost: str | None = None
 
+    def cards(self, frame: np.ndarray) -> FrameCards:
+        return self.read(frame).cards
+
     def read(self, frame: np.ndarray) -> _Reading:
         self.calls.append(("whole", frame.shape[1::-1]))
         return _Reading(self._cards(frame))
