@@ -55,6 +55,14 @@ def table_page(server: Server, game_id: str, video: Path, size: str) -> Iterator
             browser.close()
 
 
+def stuck(page: Page, server: Server, game_id: str, shot: Path) -> AssertionError:
+    """Where a deal stopped: a screenshot at `shot`, and the game and table in the error."""
+    page.screenshot(path=str(shot))
+    game = server.call("GET", f"/api/games/{game_id}")[1]
+    table = server.call("GET", f"/api/games/{game_id}/table")[1]
+    return AssertionError(f"stuck at {game['phase']}, {game['log']}, {table}")
+
+
 @pytest.mark.parametrize(("script", "size"), [(TWO, "phone"), (THREE, "desktop")],
                          ids=["2-players-phone", "3-players-desktop"])  # fmt: skip
 def test_table_mode_follows_a_whole_deal_from_the_camera(
@@ -79,10 +87,7 @@ def test_table_mode_follows_a_whole_deal_from_the_camera(
         try:
             crib.wait_for()
         except sync_api.TimeoutError:
-            page.screenshot(path=str(tmp_path / "stuck.png"))
-            game = server.call("GET", f"/api/games/{created['id']}")[1]
-            table = server.call("GET", f"/api/games/{created['id']}/table")[1]
-            raise AssertionError(f"stuck at {game['phase']}, {game['log']}, {table}") from None
+            raise stuck(page, server, created["id"], tmp_path / "stuck.png") from None
         page.screenshot(path=str(tmp_path / f"table-{size}-crib.png"))
         shown = page.locator(".scoreline .points").all_inner_texts()
         assert [int(s) for s in shown] == list(oracle.scores)

@@ -122,9 +122,11 @@ def test_what_the_camera_cannot_place_is_said_once_it_lasts_and_unsaid_once_fixe
             seen["undecided"] = []  # the slip lasts one frame
         route.fulfill(status=200, content_type="application/json", body=json.dumps(body))
 
-    def frames(n: int, page: Page) -> None:
-        until = seen["frames"] + n
-        while seen["frames"] < until:
+    def frames(n: int, page: Page, seconds: float = 0.0) -> None:
+        """Until `n` more frames are answered, and `seconds` have passed (the page forgets a
+        slip by its age, not a count of frames: they come as fast as they are answered)."""
+        until, after = seen["frames"] + n, time.monotonic() + seconds
+        while seen["frames"] < until or time.monotonic() < after:
             page.wait_for_timeout(50)
 
     errors: list[str] = []
@@ -140,7 +142,7 @@ def test_what_the_camera_cannot_place_is_said_once_it_lasts_and_unsaid_once_fixe
             seen["size"] = tuple(video.evaluate("(v) => [v.videoWidth, v.videoHeight]"))
             page.evaluate(WATCH_TROUBLE)
             seen.update(undecided=[OFF_SEAT], once=True)
-            frames(10, page)  # 2.5 s of frames after the slip
+            frames(10, page, 2.5)  # frames for 2.5 s after the slip
             assert page.evaluate("window.troubleShown") is False
 
             seen.update(undecided=[OFF_SEAT, *SPLIT], once=False)

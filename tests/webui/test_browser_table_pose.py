@@ -16,7 +16,7 @@ from cribtrain.data.deal_clips import DealScript, deal_clip
 from cribtrain.data.poses import FRAME_SIZES, POSES, view
 from cribtrain.data.synth import load_decks
 from cribtrain.measure.table_mode import by_hand
-from tests.webui.test_browser_table_mode import HELD_OUT, HOLD, table_page
+from tests.webui.test_browser_table_mode import HELD_OUT, HOLD, stuck, table_page
 from tests.webui.test_serve import Server
 
 pytestmark = pytest.mark.slow  # a real browser on a whole 4-player deal: minutes
@@ -36,6 +36,12 @@ FPS = 2
 MOST_TAPS = 4
 
 
+# Issue #59's goal, not met yet: from the edge a play is put to the wrong seat once the plane
+# settles on three cards, and from a corner the horizon from 5-7 px indices settles late and
+# short (docs/evaluation.md). Run, not skipped: an unexpected pass shows as XPASS.
+@pytest.mark.xfail(
+    reason="issue #59: 4 players from a propped phone not yet followed", strict=False
+)
 @pytest.mark.parametrize(("pose", "size"), [("edge", "desktop"), ("corner", "phone")])
 def test_a_four_player_deal_from_a_propped_phone_is_followed_to_the_crib(
     server: Server, tmp_path: Path, pose: str, size: str
@@ -65,10 +71,7 @@ def test_a_four_player_deal_from_a_propped_phone_is_followed_to_the_crib(
             crib = page.locator(".show[data-what=crib]")
             crib.wait_for()
         except sync_api.TimeoutError:
-            page.screenshot(path=str(tmp_path / f"table-{pose}-stuck.png"))
-            game = server.call("GET", f"/api/games/{created['id']}")[1]
-            table = server.call("GET", f"/api/games/{created['id']}/table")[1]
-            raise AssertionError(f"stuck at {game['phase']}, {game['log']}, {table}") from None
+            raise stuck(page, server, created["id"], tmp_path / f"table-{pose}-stuck.png") from None
         page.screenshot(path=str(tmp_path / f"table-{pose}-{size}-crib.png"))
         shown = page.locator(".scoreline .points").all_inner_texts()
         assert [int(s) for s in shown] == list(oracle.scores)
