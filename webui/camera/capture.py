@@ -182,9 +182,10 @@ class CameraFeed:
             elif game_id != self._game and self._tracker is not None:
                 self._tracker.next_game()  # the same camera and table: its plane is kept
                 self._events = []
-            elif deal != self._deal and self._tracker is not None and self._load_game is None:
-                self._tracker.new_deal()  # (a game loaded each frame says its own new deal)
-                self._events = []
+            elif deal != self._deal:
+                if self._tracker is not None and self._load_game is None:
+                    self._tracker.new_deal()  # (a game loaded each frame says its own new deal)
+                self._events = []  # shown at once, not from the next frame on
             self._players, self._game, self._deal = players, game_id, deal
             self._dealer = None if dealer is None else table_seat(players, dealer)
         self._changed()
@@ -270,6 +271,7 @@ class CameraFeed:
         with self._tracker_lock:
             with self._lock:
                 game_id, dealer, table_on = self._game, self._dealer, self._table_on
+                deal = self._deal
             game = self._game_of(game_id)
             if self._tracker is None or self._tracker.picture != frame.size:
                 self._tracker = TableTracker(self._players, frame.size, self._tracking,
@@ -310,7 +312,8 @@ class CameraFeed:
                                "cards": [{**card_json(c), "role": "undecided"}
                                          for c in seen.cards]}  # fmt: skip
             self._table["learnt"] = [learnt_json(m) for m in tracked.seats]
-            self._events = events
+            if (self._game, self._deal) == (game_id, deal):  # else a new deal cleared them
+                self._events = events
             self._status["frames"] = int(self._status["frames"]) + 1
             self._frame = {"index": frame.index, "size": list(frame.size),
                            "timestamp": round(frame.timestamp, 3), "ms": round(ms, 1),
