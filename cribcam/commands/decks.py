@@ -1,6 +1,7 @@
 """`cribcam enroll` and `cribcam deck`: teach cribcam the deck on the table, manage deck profiles.
 
     cribcam enroll NAME shots/*.jpg --list          # list the proposals and stop
+    cribcam enroll NAME shots/*.jpg --fixes <decks>/.enroll-NAME/review.txt  # as edited; tune
     cribcam enroll NAME shots/*.jpg --fix 12=QH 7=- # correct by number, then tune
     cribcam enroll NAME shots/*.jpg                 # any photos of the deck: the model proposes
     cribcam enroll NAME clubs.jpg diamonds.jpg hearts.jpg spades.jpg --suits C D H S
@@ -10,18 +11,22 @@
     cribcam deck correct PHOTO QH --box X1 Y1 X2 Y2   # a card misread in a game, for the re-tune
     cribcam deck tune NAME                          # re-tune, folding in the corrections
 
-Enrolment takes any photos of the deck's cards: a card in several photos is more examples of it
-(all its corners go to the tune), and cards no photo shows are only noted. It lists every card
-found: its number, the photo it is in, the proposed card and whether the model is sure, and
-draws each photo with its cards boxed and numbered into the decks folder
-(`<decks>/.enroll-NAME/`; nothing is written in the current folder). Corrections are
-``7=QH`` (``7=-``: not a card; ``7=QH`` with the proposed card confirms it), given with
-``--fix`` or, one or more a line, in a ``--fixes`` file. ``--list`` stops after the list: the
-numbers stay the same for the same photos in the same order, so a later run takes
-corrections by them. At a terminal it asks for corrections; without one it tunes only when no
-proposal is unsure (or with ``--yes``, which tunes them as proposed). A card one photo shows
-twice at places that cannot be one card must be corrected first. Then it tunes the reader
-(a progress bar; Ctrl-C cancels and keeps the previous profile).
+Enrolment takes any number of photos of the deck's cards: a card in several photos is more
+examples of it (all its corners go to the tune), and cards no photo shows are only noted. The
+photos are read one at a time (a progress bar), each proposed alone as the teaching page
+proposes it (`Enrollment.add`). It lists the cards found: number, the photo it is in, the
+proposed card and whether the model is sure (with ``--list`` or at a terminal every card, else
+only those not sure), and writes into the decks folder (`<decks>/.enroll-NAME/`; nothing is
+written in the current folder) each photo with its cards boxed and numbered and the review
+file `review.txt`: the proposals as corrections, ``N=CARD`` a line, an unsure one ``N=CARD?``.
+The review step without a terminal: ``--list``, correct the card names in that file (``-``: not
+a card; remove an unsure card's ``?`` once it is right), then run again with ``--fixes`` and
+the file to tune. Corrections are also ``--fix 7=QH`` (``7=-``: not a card); the numbers stay
+the same for the same photos in the same order. At a terminal it asks for corrections; without
+one it tunes only when no proposal is unsure (or with ``--yes``, which tunes them as proposed).
+A card one photo shows twice at places that cannot be one card must be corrected first. Then
+it tunes the reader (a progress bar, nothing else of the training's log; Ctrl-C cancels and
+keeps the previous profile).
 
 Proposals come from the reader the table reads with (`ProfileStore.reader_in_use`: the deck in
 use's tuned reader, else the shipped one), as on the teaching page, so both propose the same
@@ -32,6 +37,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import cv2
@@ -51,6 +58,7 @@ from vision.decks.enroll import (
     propose,
 )
 from vision.decks.profiles import ProfileStore, default_root
+from vision.detection.detections import CLASS_NAMES
 from vision.detection.models import MODELS_DIR
 from vision.reading import CardReader
 from vision.table.sources import open_source, read_image
@@ -70,11 +78,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     enroll.add_argument("--photos", type=at_least(1, int), default=4,
                         help="photos --camera takes without --suits (4)")  # fmt: skip
     enroll.add_argument("--list", action="store_true",
-                        help="list the proposals (number, photo, card, sure) and stop")  # fmt: skip
+                        help="list the proposals (number, photo, card, sure), write the review "
+                        "file and stop")  # fmt: skip
     enroll.add_argument("--fix", nargs="+", default=[], metavar="N=CARD",
                         help="corrections, e.g. 7=QH or 12=- (not a card)")  # fmt: skip
     enroll.add_argument("--fixes", type=Path, metavar="FILE",
-                        help="a file of corrections, N=CARD, any number a line")  # fmt: skip
+                        help="a file of corrections, N=CARD, any number a line (the review file "
+                        "--list writes, edited)")  # fmt: skip
     enroll.add_argument("--yes", action="store_true",
                         help="tune the proposals as they stand, unsure ones included")  # fmt: skip
     enroll.add_argument("--grid", type=Path,
@@ -130,28 +140,34 @@ def run_enroll(args: argparse.Namespace) -> int:
     reader = CardReader(args.models, reader_path=tuned)
     print("proposing with " + (f"the reader of deck {store.active()!r} (the deck in use)"
                                if tuned else "the shipped reader"))  # fmt: skip
-    shots, names = _camera_shots(args) if args.camera else _file_shots(args)
-    enrollment = propose(shots, reader.index_boxes, reader.classify, reader.index_facing)
+    photos, names = _camera_shots(args) if args.camera else _file_shots(args)
+    enrollment = _propose_each(photos, reader)
     if not enrollment.candidates:
         raise EnrollmentError("no cards found in the shots")
     fixes = list(args.fix) + (_read_fixes(args.fixes) if args.fixes else [])
     for fix in fixes:
         _apply(enrollment, fix)
     folder = store.root / f".enroll-{args.name}"
-    _draw(enrollment, shots, names, folder, args.grid)
-    _show(enrollment, names)
+    _draw(enrollment, photos, names, folder, args.grid)
+    review = _write_review(enrollment, names, folder / REVIEW_FILE, args.name)
+    terminal = not args.yes and not args.list and sys.stdin.isatty()
+    _show(enrollment, names, every=args.list or terminal)
     if args.list:
-        print(f"listed only: correct with --fix N=CARD (or --fixes FILE), then run again "
-              f"without --list to tune ({_unsure_line(enrollment)})")  # fmt: skip
+        print(
+            f"listed only: correct the cards in {review} (a card's name after '=', '-' for "
+            f"not a card, an unsure one's '?' removed once it is right), then run again with "
+            f"--fixes {review} (or --fix N=CARD) to tune ({_unsure_line(enrollment)})"
+        )
         return 0
-    if not args.yes and sys.stdin.isatty():
+    if terminal:
         _ask(enrollment, names)
     elif not args.yes:
         unsure = [c.number for c in enrollment.candidates if c.flagged]
         if unsure:
             raise EnrollmentError(
-                f"cards {', '.join(map(str, unsure))} are unsure: confirm or correct them with "
-                "--fix N=CARD (N=- for not a card), or pass --yes to tune them as proposed"
+                f"cards {', '.join(map(str, unsure))} are unsure: confirm or correct them in "
+                f"{review} and run again with --fixes {review} (or --fix N=CARD, N=- for not a "
+                "card), or pass --yes to tune them as proposed"
             )
     cards = enrollment.labelled()
     corners = sum(len(patches) for _, patches in cards)
@@ -236,19 +252,26 @@ def _tune(args: argparse.Namespace, store: ProfileStore, name: str,
     return 0
 
 
-def _file_shots(args: argparse.Namespace) -> tuple[list[Shot], list[str]]:
+#: One photo as the command takes it: its suit (laid out A to K) or None, and how to get its
+#: image (read again from its file when drawn, so that any number of photos fit in memory).
+Photo = tuple[str | None, Callable[[], Image]]
+#: The file each run writes beside the boxed photos: the proposals as corrections to edit.
+REVIEW_FILE = "review.txt"
+
+
+def _file_shots(args: argparse.Namespace) -> tuple[list[Photo], list[str]]:
     """The photos, and the name each is listed by (its file's)."""
     if not args.shots:
         raise EnrollmentError("give shot files or --camera SOURCE")
     suits = args.suits or []
     if suits and len(suits) != len(args.shots):
         raise EnrollmentError(f"{len(args.shots)} shots but {len(suits)} suits")
-    shots = [Shot(read_image(path), suits[k] if suits else None)
-             for k, path in enumerate(args.shots)]  # fmt: skip
-    return shots, [path.name for path in args.shots]
+    photos: list[Photo] = [(suits[k] if suits else None, partial(read_image, path))
+                           for k, path in enumerate(args.shots)]  # fmt: skip
+    return photos, [path.name for path in args.shots]
 
 
-def _camera_shots(args: argparse.Namespace) -> tuple[list[Shot], list[str]]:
+def _camera_shots(args: argparse.Namespace) -> tuple[list[Photo], list[str]]:
     asks: list[tuple[str | None, str]] = (
         [(suit, f"Lay out the {suit} cards A to K in rows, face up and apart")
          for suit in args.suits]
@@ -256,22 +279,46 @@ def _camera_shots(args: argparse.Namespace) -> tuple[list[Shot], list[str]]:
         else [(None, f"Photo {k + 1} of {args.photos}: lay some cards of the deck face up and "
                      "apart (cards may repeat from the last photo)") for k in range(args.photos)]
     )  # fmt: skip
-    shots = []
+    photos: list[Photo] = []
     with open_source(args.camera) as source:
         for suit, ask in asks:
             input(f"{ask}; press Enter ")
             frame = source.read(timeout=5.0)
             if frame is None:
                 raise EnrollmentError(f"no frame from {args.camera}")
-            shots.append(Shot(frame.image, suit))
-    return shots, [f"camera photo {k + 1}" for k in range(len(shots))]
+            photos.append((suit, _holding(frame.image)))
+    return photos, [f"camera photo {k + 1}" for k in range(len(photos))]
+
+
+def _holding(image: Image) -> Callable[[], Image]:
+    return lambda: image
+
+
+def _propose_each(photos: list[Photo], reader: CardReader) -> Enrollment:
+    """Each photo read and proposed alone, numbered on, as the teaching page does
+    (`Enrollment.add`), with a progress bar; the photo itself is not kept."""
+    suits = {suit for suit, _ in photos}
+    expected = (CLASS_NAMES if None in suits
+                else tuple(c for c in CLASS_NAMES if c[-1] in suits))  # fmt: skip
+    enrollment = Enrollment([], expected)
+    bar = tqdm(photos, desc="reading photos", unit="photo", disable=len(photos) < 2,
+               file=sys.stderr)  # fmt: skip
+    for k, (suit, load) in enumerate(bar):
+        found = propose([Shot(load(), suit)], reader.index_boxes, reader.classify,
+                        reader.index_facing)  # fmt: skip
+        enrollment.add(found, k)
+    return enrollment
 
 
 def _apply(enrollment: Enrollment, fix: str) -> None:
     number, _, card = fix.partition("=")
     if not number.strip().isdigit() or not card.strip():
         raise EnrollmentError(f"bad correction {fix!r}: write N=CARD, e.g. 7=QH, or 7=-")
-    card = card.strip()
+    card, candidate = card.strip(), enrollment.get(int(number))
+    unsure = card.endswith("?")  # the review file's unsure proposal, left as it was written
+    card = card.removesuffix("?")
+    if card.upper() == (candidate.card or "-") and (unsure or not candidate.flagged):
+        return  # a sure proposal needs no confirming; an unsure one still '?' is not confirmed
     enrollment.correct(int(number), None if card == "-" else card)
 
 
@@ -298,15 +345,18 @@ def _unsure_line(enrollment: Enrollment) -> str:
     return f"unsure: {' '.join(unsure)}" if unsure else "none unsure"
 
 
-def _show(enrollment: Enrollment, names: list[str]) -> None:
-    """One line a proposal: number, photo (number and file), card, sure or unsure, readings."""
-    print("  no  photo                 card  sure        model")
-    for c in enrollment.candidates:
-        photo = f"{c.shot + 1} {names[c.shot]}" if c.shot < len(names) else str(c.shot + 1)
-        layout = f", layout {c.layout_card}" if c.layout_card else ""
-        shown = c.card or "-"
-        print(f"{c.number:4d}  {photo[:20]:20s}  {shown:4s}  {_sureness(c):10s}  "
-              f"{c.model_card} {c.model_confidence:.0%}{layout}")  # fmt: skip
+def _show(enrollment: Enrollment, names: list[str], every: bool = True) -> None:
+    """One line a proposal: number, photo (number and file), card, sure or unsure, readings;
+    not `every`: only those that are not sure proposals (unsure, confirmed, not a card)."""
+    shown = [c for c in enrollment.candidates if every or _sureness(c) != "sure"]
+    if not every:
+        print(f"{_cards(len(enrollment.candidates))} proposed, "
+              f"{len(enrollment.candidates) - len(shown)} of them sure"
+              + (": the others" if shown else ""))  # fmt: skip
+    if shown:
+        print("  no  photo                 card  sure        model")
+    for c in shown:
+        print(_line(c, names))
     problems = enrollment.problems()
     for line in problems.errors():
         print(f"problem: {line}")
@@ -314,6 +364,35 @@ def _show(enrollment: Enrollment, names: list[str]) -> None:
         print(f"note: {line} (the tune learns the cards it is shown)")
     if problems.repeated:
         print(f"note: {_cards(len(problems.repeated))} in more than one photo: more examples")
+
+
+def _photo(c: Candidate, names: list[str]) -> str:
+    return f"{c.shot + 1} {names[c.shot]}" if c.shot < len(names) else str(c.shot + 1)
+
+
+def _line(c: Candidate, names: list[str]) -> str:
+    layout = f", layout {c.layout_card}" if c.layout_card else ""
+    return (f"{c.number:4d}  {_photo(c, names)[:20]:20s}  {c.card or '-':4s}  "
+            f"{_sureness(c):10s}  {c.model_card} {c.model_confidence:.0%}{layout}")  # fmt: skip
+
+
+def _write_review(enrollment: Enrollment, names: list[str], path: Path, deck: str) -> Path:
+    """The proposals as a corrections file (`--fixes`): ``N=CARD`` a line, an unsure one
+    ``N=CARD?`` (a word only once changed), with its photo and likeliest names as a comment.
+    A player without a terminal corrects by card name in it and runs again with it."""
+    lines = [
+        f"# cribcam enroll {deck}: {_cards(len(enrollment.candidates))} proposed from "
+        f"{len(names)} photos (each boxed and numbered in photo-NN.jpg beside this file).",
+        "# Write a card's right name after '=' (QH, 10S; '-' for not a card); an unsure one ends",
+        "# in '?': remove the '?' once it is right. Then: cribcam enroll ... --fixes THIS_FILE",
+    ]
+    for c in enrollment.candidates:
+        word = f"{c.number}={c.card or '-'}{'?' if c.flagged else ''}"
+        likeliest = ", ".join(f"{card} {chance:.0%}" for card, chance in c.likeliest)
+        lines.append(f"{word:9s} # photo {_photo(c, names)}: {_sureness(c)}"
+                     + (f" (likeliest {likeliest})" if likeliest else ""))  # fmt: skip
+    path.write_text("\n".join(lines) + "\n")
+    return path
 
 
 def _cards(count: int) -> str:
@@ -337,15 +416,15 @@ def _ask(enrollment: Enrollment, names: list[str]) -> None:
         _show(enrollment, names)
 
 
-def _draw(enrollment: Enrollment, shots: list[Shot], names: list[str], folder: Path,
+def _draw(enrollment: Enrollment, photos: list[Photo], names: list[str], folder: Path,
           grid: Path | None) -> None:  # fmt: skip
     """Each photo with its proposals boxed and numbered (`photo-NN.jpg`) and the grid of their
     corners, in `folder` (the decks folder's `.enroll-NAME`; the grid at `grid` if given)."""
     folder.mkdir(parents=True, exist_ok=True)
     for old in folder.glob("photo-*.jpg"):
         old.unlink()
-    for k, shot in enumerate(shots):
-        cv2.imwrite(str(folder / f"photo-{k + 1:02d}.jpg"), boxed_photo(shot.image, [
+    for k, (_, load) in enumerate(photos):
+        cv2.imwrite(str(folder / f"photo-{k + 1:02d}.jpg"), boxed_photo(load(), [
             c for c in enrollment.candidates if c.shot == k]))  # fmt: skip
     grid = grid or folder / "corners.jpg"
     cv2.imwrite(str(grid), crop_grid(enrollment))

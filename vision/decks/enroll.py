@@ -218,6 +218,18 @@ class Enrollment:
                 return candidate
         raise EnrollmentError(f"no card numbered {number}")
 
+    def add(self, found: Enrollment, shot: int, first: int | None = None) -> list[Candidate]:
+        """One photo's proposals (`propose` of that photo alone) as photo `shot` of this
+        enrolment, numbered from `first` (default: on from its last card; the page never reuses
+        a removed photo's numbers). The page and `cribcam enroll` both propose a photo at a time
+        this way, so the same photos give the same proposals."""
+        if first is None:
+            first = max((c.number for c in self.candidates), default=0) + 1
+        for k, candidate in enumerate(found.candidates):
+            candidate.number, candidate.shot = first + k, shot
+        self.candidates.extend(found.candidates)
+        return found.candidates
+
     def correct(self, number: int, card: str | None) -> None:
         """The player's word on one card: its identity, or None for "not a card"."""
         candidate = self.get(number)

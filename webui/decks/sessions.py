@@ -157,10 +157,7 @@ class Session:
         jpeg, scale = keep_photo(image)
         shot = HeldShot(self.next_shot, suit, (width, height), jpeg, scale)
         self.next_shot += 1
-        for candidate in found.candidates:
-            candidate.number, candidate.shot = self.next_number, shot.number
-            self.next_number += 1
-        self.enrollment.candidates.extend(found.candidates)
+        self.next_number += len(self.enrollment.add(found, shot.number, self.next_number))
         self.shots.append(shot)
         self._expect()
         return shot

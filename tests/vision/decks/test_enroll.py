@@ -710,7 +710,7 @@ def test_enroll_list_says_number_photo_card_and_sureness_and_stops(
     assert "unsure: 2 3" in printed
     assert list((tmp_path / "here").iterdir()) == []  # nothing in the current folder
     drawn = sorted(p.name for p in (tmp_path / "decks" / ".enroll-pub").iterdir())
-    assert drawn == ["corners.jpg", "photo-01.jpg", "photo-02.jpg"]
+    assert drawn == ["corners.jpg", "photo-01.jpg", "photo-02.jpg", "review.txt"]
     assert ProfileStore(tmp_path / "decks").names() == []
 
 
@@ -728,6 +728,33 @@ def test_enroll_without_a_terminal_does_not_tune_unsure_cards_as_they_stand(
     assert [(card, len(patches)) for card, patches in cards] == [("QH", 2), ("3S", 4), ("9C", 2)]
     assert "confirmed" in printed and "proposing with the shipped reader" in printed
     assert enroll_cli("--yes")[0] == 0  # an explicit go-ahead tunes them as proposed
+    assert list((tmp_path / "here").iterdir()) == []
+
+
+def test_the_review_file_is_corrected_by_card_name_and_taken_back_to_tune(
+    enroll_cli: Callable[..., tuple[int, str]], tmp_path: Path
+) -> None:
+    """Without a terminal: `--list` writes the proposals as a corrections file (an unsure one
+    ending in '?'); the player writes the right names in it and runs again with it."""
+    assert enroll_cli("--list")[0] == 0
+    review = tmp_path / "decks" / ".enroll-pub" / "review.txt"
+    words = [line.split()[0] for line in review.read_text().splitlines()
+             if line[:1].isdigit()]  # fmt: skip
+    assert words == ["1=QH", "2=AC?", "3=AC?", "4=9C"]  # 2 and 3: the unread 3S
+    assert "photo 1 a.png: unsure (likeliest AC 2%" in review.read_text()
+    review.write_text(review.read_text().replace("2=AC?", "2=3s"))
+    with pytest.raises(EnrollmentError, match=r"cards 3 are unsure: .*review\.txt"):
+        enroll_cli("--fixes", str(review))  # card 3 is left as proposed: still unsure
+    assert enroll_cli.tuned == []  # type: ignore[attr-defined]
+    assert "2=3S " in review.read_text() and "3=AC?" in review.read_text()  # rewritten as is
+    review.write_text(review.read_text().replace("3=AC?", "3=3S?"))  # a name changed is a word
+    code, printed = enroll_cli("--fixes", str(review))
+    assert code == 0
+    (cards,) = enroll_cli.tuned  # type: ignore[attr-defined]
+    assert [(card, len(patches)) for card, patches in cards] == [("QH", 2), ("3S", 4), ("9C", 2)]
+    # quiet: only the cards not sure as proposed are listed (the corrected two), not 1 and 4
+    listed = [line.split()[0] for line in printed.splitlines() if line[:4].strip().isdigit()]
+    assert listed == ["2", "3"] and "4 cards proposed, 2 of them sure" in printed
     assert list((tmp_path / "here").iterdir()) == []
 
 

@@ -6,6 +6,7 @@ detector's reading stage following the deck in use."""
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import threading
 from collections.abc import Callable, Iterator
@@ -340,6 +341,37 @@ def test_ordinary_photos_where_cards_repeat_are_taught(
                         "AC": [False, True, False, False], "3S": [False, True]}  # fmt: skip
     tuner.gate.set()
     assert wait_tune(client, "done")["held_out"] == 6  # one corner of each card
+
+
+def test_the_page_and_cribcam_enroll_propose_the_same_cards(
+    client: FlaskClient, reader: ShotReader, decks: list[Deck], tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """The same photos, read with the same reader, give the same proposals on the page and on
+    the command line: numbers, photos, cards, sureness and where each card lies."""
+    import cribcam.commands.decks as cli
+
+    sid = start(client)
+    files = []
+    for k, cards in enumerate((["QH", "3S", "10D"], ["AC", "QH"], ["9C", "5H", "KS", "2D"])):
+        image, boxes = layout(decks, cards, seed=3 + k)
+        files.append(tmp_path / f"photo-{k}.png")
+        files[-1].write_bytes(reader.shot(image, boxes))
+        page = ok(post_shot(client, sid, files[-1].read_bytes()), 201)["candidates"]
+    monkeypatch.setattr(cli, "CardReader", lambda models, reader_path=None: reader)
+    parser = argparse.ArgumentParser()
+    cli.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["enroll", "kitchen", *map(str, files), "--list",
+                              "--decks", str(tmp_path / "decks")])  # fmt: skip
+    assert args.run(args) == 0
+    review = (tmp_path / "decks" / ".enroll-kitchen" / "review.txt").read_text()
+    listed = [line.split("#")[0].strip() for line in review.splitlines() if line[:1].isdigit()]
+    assert listed == [f"{c['number']}={c['card']}" for c in page] and len(page) == 9
+    photos, _ = cli._file_shots(args)
+    proposed = cli._propose_each(photos, reader).candidates  # what `--list` listed
+    assert [(c.number, c.shot + 1, c.card, c.flagged, [round(v, 1) for v in c.where])
+            for c in proposed] == [(c["number"], c["shot"], c["card"], c["flagged"], c["box"])
+                                   for c in page]  # fmt: skip
 
 
 def test_each_proposal_is_shown_as_its_whole_card_boxed_on_its_photo(
