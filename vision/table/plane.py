@@ -1,7 +1,10 @@
 """The table's own geometry: the plane the cards lie on, estimated from the cards themselves, and
 every card placed on it as seen from straight above, measured in index sizes.
 
-Every corner index printed on a deck has one size, so how large an index looks says how far the
+Where the picture is given, the cards' outlines say the plane (`vision.table.outlines`: each
+card must come out a rectangle of a card's aspect seen from above), from the first card laid.
+Where it shows no clean outline, the indices' sizes say it, from cards spread wide enough:
+every corner index printed on a deck has one size, so how large an index looks says how far the
 camera is from that spot of the table. Through a pinhole camera a plane's area shrinks as the
 cube of ``l . (x, y, 1)``, where ``l`` is the plane's vanishing line (its horizon) in the
 picture: the cube root of each index's area is an affine function of where it lies, and fitting
@@ -25,6 +28,13 @@ import numpy.typing as npt
 
 from vision.detection.detections import Detections
 from vision.table.cards import FrameCards, SeenCard
+from vision.table.outlines import (
+    DEFAULT_OUTLINES,
+    OutlineConfig,
+    card_quads,
+    rotation_onto_axis,
+    tilt_from_quads,
+)
 
 F64 = npt.NDArray[np.float64]
 
@@ -44,7 +54,7 @@ class PlaneConfig:
     `level_least`: the cards' angle in the canonical frame under which it is left unturned (a
     card laid a little askew is read as well), `level_sure`: how consistently their edges
     must agree on one angle (0..1) to turn it, `level_reach`: how far around each card (in
-    index sizes) its edges are looked for."""
+    index sizes) its edges are looked for; `outlines`: the tilt from the cards' outlines."""
 
     fov: float = 66.0
     settle: int = 3
@@ -58,6 +68,7 @@ class PlaneConfig:
     level_least: float = 8.0
     level_sure: float = 0.2
     level_reach: float = 3.0
+    outlines: OutlineConfig = DEFAULT_OUTLINES
 
 
 DEFAULT_PLANE = PlaneConfig()
@@ -100,6 +111,8 @@ class TablePlane:
         #: Degrees the canonical frame is turned in the plane about its middle so the cards lie
         #: level in it (`level`); 0 until then.
         self.spin = 0.0
+        #: Whether the cards' outlines have said where the horizon is (then they alone do).
+        self.outlined = False
 
     @property
     def size(self) -> tuple[int, int]:
@@ -116,9 +129,15 @@ class TablePlane:
         normal = self._normal()
         return math.degrees(math.acos(min(1.0, normal[2])))
 
-    def update(self, frame: FrameCards) -> None:
-        """Move the kept horizon towards this frame's (its cards in picture pixels), where its
+    def update(self, frame: FrameCards, picture: npt.NDArray[np.uint8] | None = None) -> None:
+        """Move the kept horizon towards this frame's (its cards in picture pixels, read in
+        `picture`): from the cards' outlines where the picture shows any, else where its
         indices are enough and spread wide enough to say."""
+        if picture is not None and self._from_outlines(frame, picture):
+            self.outlined = True
+            return
+        if self.outlined:
+            return  # the index sizes would only add their noise to what the outlines said
         indices = Detections.concatenate([seen.detections for seen in frame.cards if seen.in_frame])
         if len(indices) < self.config.least_indices:
             return
@@ -136,6 +155,26 @@ class TablePlane:
         blend = self.config.blend
         self.line = (1 - blend) * self.line + blend * line
         self.updates += 1
+
+    def _from_outlines(self, frame: FrameCards, picture: npt.NDArray[np.uint8]) -> bool:
+        """Move the kept horizon towards the one the cards' outlines say, near the kept one
+        once there is one; whether any outline said it. The first is taken as it is: one
+        card's outline says the tilt within a degree or two, where a flat start would take
+        frames to leave."""
+        cards = [(seen.centre, seen.glyph_size) for seen in frame.cards if seen.in_frame]
+        if not cards:
+            return False
+        quads = card_quads(picture, cards, self.config.outlines)
+        prior = self._normal() if self.updates else None
+        normal = tilt_from_quads(quads, self.picture, self.config.fov, prior, self.config.outlines)
+        if normal is None:
+            return False
+        line = np.linalg.inv(self._camera()).T @ normal
+        line = line / line[2]
+        blend = self.config.blend if self.updates else 1.0
+        self.line = (1 - blend) * self.line + blend * line
+        self.updates += 1
+        return True
 
     def homography(self) -> F64:
         """Picture pixels to the canonical frame: the camera turned to look straight down,
@@ -217,7 +256,7 @@ class TablePlane:
         """The homography of the camera turned to look along the table's normal (the least
         turn, so the picture's up stays up)."""
         camera = self._camera()
-        rotation = _rotation_onto_axis(self._normal())
+        rotation = rotation_onto_axis(self._normal())
         return np.asarray(camera @ rotation @ np.linalg.inv(camera), np.float64)
 
 
@@ -249,17 +288,6 @@ def _spin(degrees: float, middle: float) -> F64:
     c, s = math.cos(math.radians(degrees)), math.sin(math.radians(degrees))
     return np.array([[c, -s, middle - c * middle + s * middle],
                      [s, c, middle - s * middle - c * middle], [0, 0, 1]])  # fmt: skip
-
-
-def _rotation_onto_axis(normal: F64) -> F64:
-    """The least rotation taking `normal` onto the optical axis (0, 0, 1) (Rodrigues)."""
-    axis = np.cross(normal, [0.0, 0.0, 1.0])
-    sine, cosine = float(np.linalg.norm(axis)), float(normal[2])
-    if sine < 1e-12:
-        return np.eye(3)
-    k = axis / sine
-    cross = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
-    return np.asarray(np.eye(3) + sine * cross + (1 - cosine) * cross @ cross, np.float64)
 
 
 def _local_scale(homography: F64, point: F64) -> float:

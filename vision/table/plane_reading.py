@@ -55,10 +55,10 @@ class PlaneReading:
             return [self.reader.cards(frame)]
         if table.settled:
             cards = self.reader.cards(table.warp(frame))
-            table.update(table.to_picture(cards))
+            table.update(table.to_picture(cards), frame)
             return [cards]
         cards = self._for_horizon(frame, table)
-        table.update(cards)
+        table.update(cards, frame)
         table.rectify(cards)  # measures the scale
         self.held.append(frame)
         if not table.settled:
