@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from vision.detection.models import checked_side
+from vision.detection.pips import PipConfig
 from vision.errors import VisionError
 from vision.table.cards import PairingConfig
 
@@ -73,6 +74,9 @@ class ReadingConfig:
     #: How index readings group into cards; its `min_score` gives way to the card threshold of
     #: the models' calibration where they have one.
     pairing: PairingConfig = field(default_factory=PairingConfig)
+    #: How a number card's pips are counted on its face, a second reading beside its corners
+    #: (`PipConfig.enabled`).
+    pips: PipConfig = field(default_factory=PipConfig)
 
     def __post_init__(self) -> None:
         if self.detector_side is not None:

@@ -1,6 +1,7 @@
 """The reading path: a frame in, its index readings and its cards out, in named stages.
 
     find_indices -> read_indices -> score -> orient -> group_into_cards -> resolve_conflicts
+        -> read_faces
 
 Stage 1 (`IndexFinder`) boxes the corner indices, stage 2 (`IndexReader`) reads each one; both
 run again for a closer or a far look where one is due, the looks pooled. Scoring weighs both
@@ -43,6 +44,7 @@ from vision.detection.models import (
     load_model,
 )
 from vision.detection.orientation import ORIENTATION_FILE, OrientationReader
+from vision.detection.pips import with_faces
 from vision.detection.reader import IndexReader, Probabilities, ranked_choices
 from vision.errors import InvalidDetectionsError
 from vision.table.cards import (
@@ -66,6 +68,7 @@ class StageTimes:
     orient: float = 0.0
     group_into_cards: float = 0.0
     resolve_conflicts: float = 0.0
+    read_faces: float = 0.0
 
     def total(self) -> float:
         return float(sum(astuple(self)))
@@ -200,6 +203,9 @@ class CardReader:
             scored = self.orient(frame, scored)
         height, width = frame.shape[:2]
         kept, cards = self.cards_from_scored(scored, width, height, clock)
+        if self.config.pips.enabled:
+            with clock.stage("read_faces"):
+                cards = with_faces(frame, cards, self.config.pips)
         return Reading(kept, cards, clock.times(), looks)
 
     def cards_from_scored(

@@ -114,6 +114,9 @@ class SeenCard:
     #: False for a card kept from an earlier frame's reading where nothing changed
     #: (`vision.table.changes`): seen in this frame, but no new evidence of what it is.
     fresh: bool = True
+    #: The 52 class chances the card's face gives (its pips counted: `vision.detection.pips`),
+    #: None where it gave none: a weaker witness beside its corners.
+    face: npt.NDArray[np.float64] | None = field(default=None, repr=False)
 
     @property
     def indices_seen(self) -> int:

@@ -88,6 +88,9 @@ class SmoothingConfig:
     #: A sighting weighs (its index size / the largest the track was seen at) to this power:
     #: a card half under a withdrawing hand or glimpsed smaller says less of what it is.
     size_power: float = 1.0
+    #: A sighting's face reading (its pips counted: `SeenCard.face`) adds its log chances
+    #: times this to its corners': a second, weaker witness (0: the face is not heard).
+    face_weight: float = 0.5
     #: A track's identity is decided once its fused chance reaches this (at its first
     #: sighting, when that one is clear enough)...
     decide_chance: float = 0.9
@@ -255,6 +258,8 @@ class _Track:
         sighting's size."""
         floor = self.config.evidence_floor
         logs: npt.NDArray[np.float64] = np.log(rows + floor).sum(axis=0)
+        if seen.face is not None and self.config.face_weight:
+            logs = logs + self.config.face_weight * np.log(seen.face + floor)
         weight = min(1.0, seen.glyph_size / max(self.best_size, 1e-6)) ** self.config.size_power
         weighed: npt.NDArray[np.float64] = weight * (logs - logs.max())
         return weighed
