@@ -335,6 +335,8 @@ def _read_fixes(path: Path) -> list[str]:
 def _sureness(c: Candidate) -> str:
     if c.skipped:
         return "not a card"
+    if c.card is None:
+        return "no card?"  # proposed so (`Candidate.doubtful`): one corner, read too unsurely
     if c.confirmed:
         return "confirmed"
     return "unsure" if c.flagged else "sure"

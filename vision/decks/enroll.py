@@ -61,6 +61,10 @@ LONE_MARGIN = 1.5
 
 #: How many of the model's likeliest cards a candidate keeps.
 LIKELIEST = 4
+#: A card seen by one corner only whose likeliest reading is under this is proposed as "not a
+#: card" (`Candidate.doubtful`): in real photos such a lone corner is nearly always the face's
+#: art or a pip boxed as a corner, or a misread card (docs/decks.md has the count).
+NOT_A_CARD = 0.45
 
 Box = tuple[float, float, float, float]
 
@@ -115,6 +119,9 @@ class Candidate:
     #: The model's likeliest cards for it with their chances, likeliest first (what a player
     #: picks from).
     likeliest: tuple[tuple[str, float], ...] = ()
+    #: Proposed as not a card: one corner only, read too unsurely (`NOT_A_CARD`). The player
+    #: may still say what card it is (`Enrollment.correct`).
+    doubtful: bool = False
 
     @property
     def where(self) -> Box:
@@ -127,13 +134,17 @@ class Candidate:
 
     @property
     def card(self) -> str | None:
-        """The identity the tune will use (None: the player said it is not a card)."""
-        return None if self.skipped else self.confirmed or self.proposed
+        """The identity the tune will use (None: not a card, as the player said or, for a
+        `doubtful` one, as proposed)."""
+        if self.skipped:
+            return None
+        return self.confirmed or (None if self.doubtful else self.proposed)
 
     @property
     def flagged(self) -> bool:
-        """True when the player should look: layout and model disagree, or the model is unsure."""
-        if self.confirmed or self.skipped:
+        """True when the player should look: layout and model disagree, or the model is unsure
+        (a `doubtful` one is proposed as not a card, with nothing for the player to do)."""
+        if self.confirmed or self.skipped or self.doubtful:
             return False
         if self.layout_card is not None:
             return self.layout_card != self.model_card or self.model_confidence < AGREES
@@ -312,6 +323,9 @@ def propose(shots: Sequence[Shot], find: Finder, classify: Classifier,
         groups = [groups[k] for k in reading_order([g.centre for g in groups], row_gap)]
         found = _candidates(shot, boxes, patches, probabilities, groups)
         _second_choices(found)
+        for candidate in found:
+            candidate.doubtful = (candidate.layout_card is None and len(candidate.boxes) == 1
+                                  and candidate.model_confidence < NOT_A_CARD)  # fmt: skip
         for candidate in found:
             candidate.number, candidate.shot = len(candidates) + 1, number
             candidates.append(candidate)

@@ -431,7 +431,7 @@ function renderGrid() {
     if (duplicated.has(c.number)) classes.push("duplicate");
     const label = c.card
       ? el("span", { class: "label" + (isRed(c.card) ? " red" : "") }, cardLabel(c.card))
-      : el("span", { class: "label" }, t("not a card"));
+      : el("span", { class: "label" }, t("not a card") + (c.doubtful ? "?" : ""));  // "?": proposed so
     const why = c.flagged
       ? el("span", { class: "why" }, c.disagree ? t("model {card}?", { card: cardLabel(c.model) }) : t("unsure")) : "";
     const tile = el("button", { type: "button", class: classes.join(" "), "data-number": String(c.number),

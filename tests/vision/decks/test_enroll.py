@@ -436,8 +436,8 @@ def test_an_unsure_second_sighting_of_a_sure_card_is_proposed_as_its_next_choice
     def read(crops: Image) -> npt.NDArray[np.float32]:
         out = np.full((len(crops), 52), 1e-4, np.float32)
         out[:2, queen] = 1.0
-        out[2:] = 0.02  # the 3S's corner, badly read: QH 19 %, 9C 16 %
-        out[2:, queen], out[2:, nine] = 0.3, 0.25
+        out[2:] = 0.001  # the 3S's corner, badly read: QH 48 %, 9C 46 %
+        out[2:, queen], out[2:, nine] = 0.49, 0.46
         return out / out.sum(axis=1, keepdims=True)
 
     enrollment = propose([Shot(pale(image))], fixed(boxes[:3]), read)
@@ -446,6 +446,28 @@ def test_an_unsure_second_sighting_of_a_sure_card_is_proposed_as_its_next_choice
     assert enrollment.problems().twice == ()
     both_unsure = propose([Shot(pale(image))], fixed(boxes[2:3]), read)
     assert [c.proposed for c in both_unsure.candidates] == ["QH"]  # nothing to prefer it to
+
+
+def test_a_lone_corner_read_too_unsurely_is_proposed_as_not_a_card(decks: list[Deck]) -> None:
+    """A corner seen alone and read under `NOT_A_CARD` (the face's art boxed as a corner, in
+    real photos) is proposed as not a card: nothing for the player to do, and nothing to learn
+    from unless the player names it; a card's two corners read as unsurely stay a card, flagged."""
+    image, boxes = layout(decks, ["QH", "3S"])
+    queen = CLASS_NAMES.index("QH")
+
+    def read(crops: Image) -> npt.NDArray[np.float32]:
+        out = np.full((len(crops), 52), 0.01, np.float32)
+        out[:, queen] = 0.4  # every corner: QH at 40 %
+        return out / out.sum(axis=1, keepdims=True)
+
+    lone = propose([Shot(pale(image))], fixed(boxes[2:3]), read)
+    (candidate,) = lone.candidates
+    assert candidate.doubtful and candidate.card is None and not candidate.flagged
+    assert candidate.proposed == "QH" and lone.problems().missing == CLASS_NAMES
+    lone.correct(1, "3S")  # the player names it: it is taught
+    assert candidate.card == "3S" and [card for card, _ in lone.labelled()] == ["3S"]
+    pair = propose([Shot(image)], fixed(boxes[2:4]), read)  # its outline makes them one card
+    assert [(c.card, c.flagged, c.doubtful) for c in pair.candidates] == [("QH", True, False)]
 
 
 def test_each_proposal_knows_where_its_whole_card_lies(decks: list[Deck]) -> None:
