@@ -19,32 +19,37 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.table.cards import SeenCard
+
 F64 = npt.NDArray[np.float64]
+F32 = npt.NDArray[np.float32]
 Image = npt.NDArray[np.uint8]
 
 
 @dataclass(frozen=True)
 class OutlineConfig:
-    """`aspect`: a card's width over its height as most decks have it (poker 63:88 = 0.716,
-    bridge 0.636, the Dondorf deck 0.64: the middle is at most 6 % off any of them), `aspects`
-    the range a deck's is fitted in, `aspect_prior` how strongly it is pulled to `aspect` (as
-    many cards' worth); `reach`: how far from a
-    card's centre its outline is looked for, in index sizes (a card is about 6 tall);
-    `contrast`: how far (Lab distance) a pixel's colour must lie from the table's to be a
-    card's; `least_area`, `most_area`: a card's area in the picture, in index sizes squared;
-    `straight`: how far (a share of its perimeter) the outline may stray from its four sides;
-    `most_tilt`: the steepest tilt tried (degrees); `angle_weight`, `aspect_weight`: what a
-    corner's cosine and the aspect's log error cost; `prior`: what a degree away from the kept
-    estimate costs, squared (the outlines of a few cards are noisy one frame at a time);
-    `cap`: the most one card's cost may add (a quad that is no card: two overlapping), and
-    `misfit`: a quad costing more than this at the best tilt is left out and the tilt fitted
-    again without it."""
+    """`aspect`: a card's width over its height as most decks have it (poker 63:88 = 0.716, bridge
+    0.636, the Dondorf deck 0.64: the middle is at most 6 % off any of them), `aspects` the
+    range a deck's is fitted in, `aspect_prior` how strongly it is pulled to `aspect` (as many
+    cards' worth); `reach`: how far from a card's centre its outline is looked for, in index
+    sizes (a card is about 6 tall, stretched along the picture by the tilt); `contrast`: how far
+    (Lab distance) a pixel's colour must lie from the table's to be a card's, of `table_colours`
+    colours at most (a checked cloth has two), each on `table_share` of the window's rim;
+    `least_area`, `most_area`: a card's area in the picture, in index sizes squared; `straight`:
+    how far (a share of its perimeter) the outline may stray from its four sides; `most_tilt`:
+    the steepest tilt tried (degrees); `angle_weight`, `aspect_weight`: what a corner's cosine
+    and the aspect's log error cost; `prior`: what a degree away from the kept estimate costs,
+    squared (the outlines of a few cards are noisy one frame at a time); `cap`: the most one
+    card's cost may add (a quad that is no card: two overlapping), and `misfit`: a quad costing
+    more than this at the best tilt is left out and the tilt fitted again without it."""
 
     aspect: float = 0.67
     aspects: tuple[float, float] = (0.6, 0.75)
     aspect_prior: float = 1.0
     reach: float = 7.0
     contrast: float = 30.0
+    table_colours: int = 3
+    table_share: float = 0.2
     least_area: float = 6.0
     most_area: float = 80.0
     straight: float = 0.04
@@ -60,56 +65,72 @@ DEFAULT_OUTLINES = OutlineConfig()
 
 
 def card_quads(
-    picture: Image,
-    cards: list[tuple[tuple[float, float], float]],
-    config: OutlineConfig = DEFAULT_OUTLINES,
+    picture: Image, cards: list[SeenCard], config: OutlineConfig = DEFAULT_OUTLINES
 ) -> list[F64]:
     """The four corners (4, 2) of each card's outline in `picture` that is a clean
-    quadrilateral, from `cards` (each card's centre and index size in picture pixels): the
-    region around the centre whose colour differs from the table's, its contour's four sides
-    each fitted with a line (a card's rounded corners cut no side short). Overlapping cards,
-    a hand over one, or a card off the table give no quad."""
+    quadrilateral, from `cards` (read in `picture`, in its pixels): the region around its
+    centre whose colours are none of the table's, its contour's four sides each
+    fitted with a line (a card's rounded corners cut no side short). Cards overlapping, a hand
+    over one, or a table of the cards' colour give none."""
     height, width = picture.shape[:2]
     lab = cv2.cvtColor(picture, cv2.COLOR_BGR2LAB).astype(np.float32)
     quads: list[F64] = []
-    for (cx, cy), size in cards:
+    for seen in cards:
+        (cx, cy), size = seen.centre, seen.glyph_size
         reach = config.reach * size
         x1, y1 = max(0, int(cx - reach)), max(0, int(cy - reach))
         x2, y2 = min(width, int(cx + reach) + 1), min(height, int(cy + reach) + 1)
         if x2 - x1 < 8 or y2 - y1 < 8:
             continue
         window = lab[y1:y2, x1:x2]
-        # The table's colour: the window's rim, where no card reaches (or too few to count).
-        rim = np.concatenate([window[0], window[-1], window[:, 0], window[:, -1]])
-        table = np.median(rim, axis=0)
-        distance = np.linalg.norm(window - table, axis=2)
-        mask = (distance > config.contrast).astype(np.uint8)
+        mask = (_table_distance(window, config) > config.contrast).astype(np.uint8)
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-        _, labels = cv2.connectedComponents(mask)
-        row, column = min(max(int(cy) - y1, 0), y2 - y1 - 1), min(max(int(cx) - x1, 0), x2 - x1 - 1)
-        if labels[row, column] == 0:
-            continue  # the centre lies on no card's colour: a card printed like the table
-        blob = (labels == labels[row, column]).astype(np.uint8)
-        if blob[0].any() or blob[-1].any() or blob[:, 0].any() or blob[:, -1].any():
+        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        around = [c for c in contours if cv2.pointPolygonTest(c, (cx - x1, cy - y1), False) >= 0]
+        if not around:
+            continue
+        contour = around[0]
+        xs, ys = contour[:, 0, 0], contour[:, 0, 1]
+        if xs.min() <= 0 or ys.min() <= 0 or xs.max() >= x2 - x1 - 1 or ys.max() >= y2 - y1 - 1:
             continue  # reaches past the window: cards overlapping, a hand, the table's edge
-        quad = _quad(blob, size, config)
+        quad = _quad(contour, size, config)
         if quad is None:
             continue
         quad += np.array([x1, y1], np.float64)
-        contour = quad.astype(np.float32).reshape(-1, 1, 2)
-        inside = sum(cv2.pointPolygonTest(contour, c, False) >= 0 for c, _ in cards)
+        outline = quad.astype(np.float32).reshape(-1, 1, 2)
+        inside = sum(cv2.pointPolygonTest(outline, c.centre, False) >= 0 for c in cards)
         if inside <= 1:  # around two cards' centres: two cards overlapping along a side
             quads.append(quad)
     return quads
 
 
-def _quad(blob: Image, size: float, config: OutlineConfig) -> F64 | None:
-    """The blob's outline as four fitted sides' corners, or None where it is no clean
+def _table_distance(window: F32, config: OutlineConfig) -> F32:
+    """Each pixel's colour distance (Lab) to the nearest of the table's colours: those of the
+    window's rim (a cloth may be checked or printed), each covering at least
+    `OutlineConfig.table_share` of it (a neighbouring card crossing the rim is no table)."""
+    band = 3
+    sides = (window[:band], window[-band:], window[:, :band], window[:, -band:])
+    rim = np.concatenate([side.reshape(-1, 3) for side in sides])
+    # k-means from the median and the colours farthest from those chosen (deterministic)
+    centres = [np.median(rim, axis=0)]
+    for _ in range(config.table_colours - 1):
+        nearest = np.min([np.linalg.norm(rim - c, axis=1) for c in centres], axis=0)
+        centres.append(rim[int(nearest.argmax())])
+    kept = np.array(centres)
+    label = np.zeros(len(rim), int)
+    for _ in range(8):
+        label = np.argmin(np.linalg.norm(rim[:, None] - kept[None], axis=2), axis=1)
+        kept = np.array([rim[label == k].mean(axis=0) if np.any(label == k) else kept[k]
+                         for k in range(len(kept))])  # fmt: skip
+    shares = np.bincount(label, minlength=len(kept)) / len(rim)
+    table = kept[shares >= config.table_share] if np.any(shares >= config.table_share) else kept
+    distance = np.linalg.norm(window[:, :, None] - table[None, None], axis=3).min(axis=2)
+    return np.asarray(distance, np.float32)
+
+
+def _quad(contour: npt.NDArray[np.int32], size: float, config: OutlineConfig) -> F64 | None:
+    """The outline `contour` as four fitted sides' corners, or None where it is no clean
     quadrilateral of a card's size."""
-    contours, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    if not contours:
-        return None
-    contour = max(contours, key=cv2.contourArea)
     area = cv2.contourArea(contour)
     if not config.least_area * size**2 <= area <= config.most_area * size**2:
         return None

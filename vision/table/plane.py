@@ -161,7 +161,7 @@ class TablePlane:
         once there is one; whether any outline said it. The first is taken as it is: one
         card's outline says the tilt within a degree or two, where a flat start would take
         frames to leave."""
-        cards = [(seen.centre, seen.glyph_size) for seen in frame.cards if seen.in_frame]
+        cards = [seen for seen in frame.cards if seen.in_frame]
         if not cards:
             return False
         quads = card_quads(picture, cards, self.config.outlines)
