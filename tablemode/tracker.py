@@ -20,19 +20,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-import numpy.typing as npt
 
 from scorer.game import Game
+from tablemode.knocks import DEFAULT_KNOCKS, KnockConfig, KnockFollower
+from tablemode.mapping import F64, apply, placed_all
 from tablemode.seats import LAYOUTS, SeatLearner, layout_for, table_phase, table_seat
 from tablemode.view import TableView, table_view
-from vision.table.cards import FrameCards, SeenCard
+from vision.table.cards import FrameCards
 from vision.table.changes import ChangeReader, RegionReader
 from vision.table.plane import TablePlane
 from vision.table.plane_reading import FrameReader, Image, PlaneReading
 from vision.table.roles import Seat, TableState
 from vision.table.smoothing import TableSmoother
 
-F64 = npt.NDArray[np.float64]
 #: Table mode following the view of one frame; the game as it now is (None: the same object).
 Follow = Callable[[TableView], "Game | None"]
 
@@ -59,6 +59,8 @@ class TrackerConfig:
     #: (the plane settled, or the picture's edges): off until it scores deals as whole reads
     #: do (`bench_table_mode.py --changes`).
     read_changes: bool = False
+    #: When the cards on the plane say the camera was knocked (`tablemode.knocks`).
+    knocks: KnockConfig = DEFAULT_KNOCKS
 
 
 DEFAULT_TRACKER = TrackerConfig()
@@ -127,6 +129,7 @@ class TableTracker:
         self._waited = 0  # frames with cards during a deal, the plane unsettled
         self._deal = 0
         self._view: TableView | None = None
+        self.knocks = KnockFollower(self.config.knocks)
 
     @property
     def on_plane(self) -> bool:
@@ -163,7 +166,8 @@ class TableTracker:
             self._changes.reader, reader = reader, self._changes
         capture = _Capture(reader)
         self._reading.reader = capture
-        back = _inverse(table) if table is not None and was_settled else None
+        # (this frame's cards are placed with the plane as it was before this frame's update)
+        back = _inverse(table, np.eye(3)) if table is not None and was_settled else None
         ready = self._reading.ready(image)
         if table is not None and not table.settled:
             this = _Held(image, frame, capture.last, timestamp, capture.found)
@@ -173,12 +177,14 @@ class TableTracker:
             return self._smooth(game, frames, capture.last, dealer, follow)
         if was_settled:  # read turned: its cards back in the picture for the overlay
             assert back is not None
-            frames = [_Held(image, frame, ready[-1], timestamp)]
-            return self._smooth(game, frames, _placed_all(back, ready[-1]), dealer, follow)
+            steady = self.knocks.steady(ready[-1])
+            frames = [_Held(image, frame, steady, timestamp)]
+            return self._smooth(game, frames, placed_all(back, ready[-1]), dealer, follow)
         # just settled: every frame held, read again turned, smoothed in order
         held = [*self._held, _Held(image, frame, capture.last, timestamp)][-len(ready) :]
         self._held = []
-        frames = [replace(h, seen=cards) for h, cards in zip(held, ready, strict=True)]
+        frames = [replace(h, seen=self.knocks.steady(cards))
+                  for h, cards in zip(held, ready, strict=True)]  # fmt: skip
         return self._smooth(game, frames, capture.last, dealer, follow)
 
     def fix(self, seat: int, player: int) -> bool:
@@ -192,7 +198,7 @@ class TableTracker:
         """The learnt seats in picture pixels (none in the picture-edge layout)."""
         if self.table is None or not self.seats.learnt:
             return ()
-        back = _inverse(self.table)
+        back = self._to_picture()
         edges = LAYOUTS[self.players]
         marks = []
         cx, cy = self.seats.centre or self.seats.middle
@@ -200,7 +206,7 @@ class TableTracker:
         for edge, (x, y) in self.seats.learnt.items():
             norm = max(float(np.hypot(x - cx, y - cy)), 1e-6)
             x, y = x + (x - cx) / norm * out, y + (y - cy) / norm * out
-            px, py = _apply(back, np.array([[x, y]], np.float64))[0]
+            px, py = apply(back, np.array([[x, y]], np.float64))[0]
             marks.append(
                 SeatMark(edges.index(edge), (float(px), float(py)), edge in self.seats.fixed)
             )
@@ -237,16 +243,23 @@ class TableTracker:
         self.seats = SeatLearner(self.players, self.size)
         return self._smooth(game, held, seen, dealer, follow)
 
+    def _to_picture(self) -> F64:
+        """The canonical frame's pixels to the picture's (the plane settled)."""
+        assert self.table is not None
+        return _inverse(self.table, self.knocks.correction)
+
     def next_game(self) -> None:
         """The same camera on the same table follows another game: the plane is kept, the
         seats are learnt anew, and the cards lying now are no plays of it unless they move."""
         self.smoother.new_deal()
+        self.knocks.forget()
         self.seats = SeatLearner(self.players, self.size)
         self.event_frames, self._deal, self._waited = {}, 0, 0
 
     def new_deal(self) -> None:
         """A new deal of a camera following no game: the cards laid so far are forgotten."""
         self.smoother.new_deal()
+        self.knocks.forget()
         self.event_frames = {}
 
     def _smooth(
@@ -269,6 +282,7 @@ class TableTracker:
                 number = game.deal_state.number if game.deal_state else 0
                 if number != self._deal:
                     self.smoother.new_deal(game.deal_state.starter if game.deal_state else None)
+                    self.knocks.forget()
                     self._deal, self.event_frames = number, {}
                 dealer = None if game.dealer is None else table_seat(players, game.dealer)
                 phase = table_phase(game)
@@ -288,7 +302,7 @@ class TableTracker:
             if follow is not None:
                 game = follow(view) or game
         self._view = view
-        back = None if self.table is None else _inverse(self.table)
+        back = None if self.table is None else self._to_picture()
         return Tracked(state, back, seen, view, self.seat_marks(), len(frames))
 
 
@@ -319,42 +333,6 @@ class _Capture:
         return cards
 
 
-def _inverse(table: TablePlane) -> F64:
-    """The canonical frame's pixels to the picture's."""
-    return np.asarray(np.linalg.inv(table.homography()), np.float64)
-
-
-def _apply(homography: F64, points: F64) -> F64:
-    flat = np.column_stack([points, np.ones(len(points))]) @ homography.T
-    return np.asarray(flat[:, :2] / flat[:, 2:], np.float64)
-
-
-def map_box(homography: F64, box: tuple[float, ...] | list[float]) -> tuple[float, ...]:
-    """The box around `box`'s four corners mapped by `homography`."""
-    x1, y1, x2, y2 = (float(v) for v in box[:4])
-    corners = _apply(homography, np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]]))
-    return (*corners.min(axis=0).tolist(), *corners.max(axis=0).tolist())
-
-
-def map_point(homography: F64, point: tuple[float, float]) -> tuple[float, float]:
-    x, y = _apply(homography, np.array([point], np.float64))[0]
-    return float(x), float(y)
-
-
-def _placed(homography: F64, seen: SeenCard) -> SeenCard:
-    """`seen` with its boxes and centre mapped by `homography` (read turned, placed back)."""
-    boxes = seen.detections.boxes
-    mapped = np.array([map_box(homography, b) for b in boxes.tolist()], np.float32)
-    detections = (
-        seen.detections.with_rows(boxes=mapped.reshape(-1, 4)) if len(boxes) else (seen.detections)
-    )
-    sides = mapped[:, 2:] - mapped[:, :2] if len(mapped) else None
-    size = seen.glyph_size if sides is None else float(sides.max(axis=1).mean())
-    x1, y1, x2, y2 = map_box(homography, seen.box)
-    centre = map_point(homography, seen.centre)
-    return replace(seen, box=(x1, y1, x2, y2), centre=centre, glyph_size=size,
-                   detections=detections)  # fmt: skip
-
-
-def _placed_all(homography: F64, frame: FrameCards) -> FrameCards:
-    return replace(frame, cards=tuple(_placed(homography, seen) for seen in frame.cards))
+def _inverse(table: TablePlane, correction: F64) -> F64:
+    """The canonical frame's pixels to the picture's, the knocks' `correction` undone."""
+    return np.asarray(np.linalg.inv(correction @ table.homography()), np.float64)

@@ -8,8 +8,9 @@ import numpy as np
 from scorer.cards import parse_card
 from scorer.game import Game
 from scorer.settings import Settings
+from tablemode.mapping import map_box, map_point
 from tablemode.seats import SeatLearner
-from tablemode.tracker import TableTracker, TrackerConfig, map_box, map_point
+from tablemode.tracker import TableTracker, TrackerConfig
 from tablemode.view import TableView
 from tests.tabletop import card_detections, table
 from tests.vision.table.test_changes import ON_TABLE, FakeReader, scene

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tablemode.tracker import F64, SeatMark, map_box, map_point
+from tablemode.mapping import F64, map_box, map_point
+from tablemode.tracker import SeatMark
 from vision.frame_json import card_json, conflict_json
 from vision.table.cards import SeenCard
 from vision.table.roles import TableState, Undecided
