@@ -21,6 +21,7 @@ import argparse
 import json
 import statistics
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -34,6 +35,7 @@ from cribtrain.data.deal_clips import deal_clip
 from cribtrain.data.poses import FRAME_SIZES, POSES, View, view
 from cribtrain.data.synth import Deck, load_decks
 from cribtrain.measure.table_mode import by_hand, follow_clip
+from vision.config import DEFAULT_READING
 from vision.reading import CardReader
 
 #: The page's least frame interval in table mode (webui/static/table.js TABLE_FRAME_MS).
@@ -80,6 +82,7 @@ def bench(deck: Deck, reader: CardReader, seeds: int, players: int, camera: str,
         "pose": "overhead, square" if sight is None else _pose_name(sight),
         "table plane": plane,
         "reads what changed": changes,
+        "counts pips": reader.config.pips.enabled,
         "camera": camera,
         "players": players,
         "scores right": f"{right_scores}/{seeds}",
@@ -125,11 +128,17 @@ def main() -> int:
                         help="place cards on the table plane (vision.table.plane)")  # fmt: skip
     parser.add_argument("--changes", action="store_true",
                         help="read what changed in each frame (vision.table.changes)")  # fmt: skip
+    parser.add_argument("--pips", choices=("on", "off"),
+                        help="count number cards' pips on their faces (vision.detection.pips; "
+                             "default: as ReadingConfig has it)")  # fmt: skip
     args = parser.parse_args()
     folders = [args.art / name for name in held_out()] if args.art else [FIXTURE]
     sights: list[View | None] = [] if args.no_square else [None]
     sights += [view(POSES[pose], FRAME_SIZES[size]) for pose in args.poses for size in args.sizes]
-    reader = CardReader()
+    config = DEFAULT_READING
+    if args.pips:
+        config = replace(config, pips=replace(config.pips, enabled=args.pips == "on"))
+    reader = CardReader(config=config)
     for deck in load_decks([f for f in folders if f.exists()]):
         for sight in sights:
             for camera in args.cameras:

@@ -7,7 +7,7 @@ the frame the indices were found in (its full resolution), marks its ink (the da
 well under the card's white: black and red ink alike), and counts the blobs of a pip's size:
 
 - one to ten blobs of alike size: that many pips, the rank's chance highest at that count;
-- a blob much larger than a pip (a court figure): a J, Q or K, no more said;
+- a blob much larger than a pip (a court figure): a J, Q or K (or a pictured ace), no more said;
 - anything else (nothing inked, blobs of all sizes, a card half covered): no reading.
 
 The ink's colour (red against black) says the suit's colour. The result is a chance for each
@@ -58,6 +58,9 @@ class PipConfig:
     most_tilt: float = 20.0
     #: A card seen by one end's indices only is this many times its width tall between them.
     aspect: float = 1.42
+    #: A card's index columns lie at most this many times as far apart as its index rows (and
+    #: at least half that): 0.71 on the Dondorf deck.
+    widest: float = 1.0
     #: Ink is the darkest channel under the card's white by at least this share of the
     #: white's contrast to the darkest ink...
     ink_share: float = 0.55
@@ -76,6 +79,9 @@ class PipConfig:
     #: and more than one off, against the count being right.
     one_off: float = 0.15
     far_off: float = 0.01
+    #: A figure's chance of being an ace against a court card's: many decks draw a picture
+    #: on an ace (the ace of spades, the penguins deck's every ace).
+    figure_ace: float = 0.5
     #: A red or black reading is wrong this often.
     wrong_colour: float = 0.1
     #: A face's ink is red where its red channel exceeds the others by this (grey levels)
@@ -123,6 +129,8 @@ def cut_face(frame: Image, detections: Detections, config: PipConfig = DEFAULT_P
         middle = (top + bottom) / 2
         half = config.aspect * (right - left) / 2
         top, bottom = middle - half, middle + half
+    elif not config.widest / 2 <= (right - left) / (bottom - top) <= config.widest:
+        return None  # not one card's corners (an index of the card beside it among them)
     x1, x2 = left + config.inset * size, right - config.inset * size
     y1, y2 = top - config.beyond * size, bottom + config.beyond * size
     scale = config.px_per_index / size
@@ -174,7 +182,7 @@ def count_pips(cut: FaceCut, config: PipConfig = DEFAULT_PIPS) -> PipCount | Non
     if contrast < config.least_contrast:
         return None
     ink = (darkest < white - config.ink_share * contrast).astype(np.uint8)
-    found, _, stats, middles = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    found, labels, stats, middles = cv2.connectedComponentsWithStats(ink, connectivity=8)
     areas = stats[1:found, cv2.CC_STAT_AREA].astype(np.float64) / cut.index**2
     blob = areas >= config.least_pip
     pips = areas[blob]
@@ -188,6 +196,9 @@ def count_pips(cut: FaceCut, config: PipConfig = DEFAULT_PIPS) -> PipCount | Non
     height, width = ink.shape
     centred = (middles[1:found][blob] - [(width - 1) / 2, (height - 1) / 2]) / cut.index
     if _unmatched(centred, config.symmetry) > (1 if len(pips) == 7 else 0):
+        return None
+    colours = {_red(face, labels == i, config) for i in np.flatnonzero(blob) + 1}
+    if {True, False} <= colours:  # a number card's pips are all one colour: a court figure's not
         return None
     return PipCount(len(pips), red)
 
@@ -220,6 +231,7 @@ def pip_chances(count: PipCount, config: PipConfig = DEFAULT_PIPS) -> Chances:
     ranks = np.full(RANKS, config.far_off)
     if count.pips == 0:
         ranks[10:] = 1.0
+        ranks[0] = config.figure_ace
     else:
         ranks[count.pips - 1] = 1.0
         for near in (count.pips - 2, count.pips):

@@ -14,7 +14,9 @@ from scorer.cards import parse_card
 from vision.config import ReadingConfig
 from vision.detection.detections import Detections, class_of_card
 from vision.detection.pips import (
+    FaceCut,
     PipConfig,
+    PipCount,
     count_pips,
     cut_face,
     pip_chances,
@@ -92,7 +94,7 @@ def test_a_court_figure_says_court_card(card: str) -> None:
     chances = read_pips(picture, indices)
     assert chances is not None
     ranks = chances.reshape(4, 13).sum(axis=0)
-    assert ranks[10:].sum() > 0.9
+    assert ranks[10:].sum() > 0.8  # the rest: a pictured ace
 
 
 def test_the_count_makes_that_rank_likeliest_and_the_colour_its_suits() -> None:
@@ -150,3 +152,33 @@ def test_the_face_outweighs_corners_misread_alike_in_every_frame(heard: bool) ->
         smoothed = smoother.update(FrameCards((_sighting(face),)), (640, 640))
     seen = set(smoothed.state.roles())
     assert seen == ({parse_card("6H")} if heard else {parse_card("3S")})
+
+
+def test_a_card_with_its_neighbours_index_among_its_own_gives_no_face() -> None:
+    """An index of the card beside it grouped with a card's own (too wide for one card): its
+    cut would count the neighbour's pips too."""
+    picture, indices = table("6D")
+    beside = indices.boxes[[1]] + [[40, 0, 40, 0]]
+    wide = Detections(np.concatenate([indices.boxes, beside]), [0.9] * 3,
+                      [_class("6D")] * 3, facing=[0, 2, 2])  # fmt: skip
+    assert cut_face(picture, indices) is not None
+    assert cut_face(picture, wide) is None
+
+
+def test_blobs_of_both_colours_are_no_number_card() -> None:
+    """A court figure drawn in black beside its red suit (the penguins deck's JH), with pips'
+    sizes and a half turn's symmetry, is no count."""
+    picture, indices = table("4H")
+    cut = cut_face(picture, indices)
+    assert cut is not None and count_pips(cut) is not None
+    face = cut.face.copy()
+    top = face[: face.shape[0] // 2]
+    ink = top.astype(np.int16)
+    top[ink[..., 2] > ink[..., 1] + 60] = (20, 20, 20)  # the upper pips drawn black
+    assert count_pips(FaceCut(face, cut.index)) is None
+
+
+def test_a_figure_may_be_an_ace() -> None:
+    chances = pip_chances(PipCount(0, red=False)).reshape(4, 13)
+    assert chances[:, 10:].sum() > 0.5
+    assert chances[[0, 3], 0].sum() > 0.1  # a pictured ace of clubs or spades
