@@ -41,7 +41,8 @@ class OutlineConfig:
     and the aspect's log error cost; `prior`: what a degree away from the kept estimate costs,
     squared (the outlines of a few cards are noisy one frame at a time); `cap`: the most one
     card's cost may add (a quad that is no card: two overlapping), and `misfit`: a quad costing
-    more than this at the best tilt is left out and the tilt fitted again without it."""
+    more than this at the best tilt is left out and the tilt fitted again without it; `gate`: a
+    settled plane leaves a frame's tilt further than this (degrees) from its own unheeded."""
 
     aspect: float = 0.67
     aspects: tuple[float, float] = (0.6, 0.75)
@@ -59,6 +60,7 @@ class OutlineConfig:
     prior: float = 2e-4
     cap: float = 0.05
     misfit: float = 0.01
+    gate: float = 6.0
 
 
 DEFAULT_OUTLINES = OutlineConfig()

@@ -113,6 +113,8 @@ class TablePlane:
         self.spin = 0.0
         #: Whether the cards' outlines have said where the horizon is (then they alone do).
         self.outlined = False
+        #: The outlines (picture pixels) of the last frame that showed any.
+        self.quads: list[F64] = []
 
     @property
     def size(self) -> tuple[int, int]:
@@ -169,6 +171,11 @@ class TablePlane:
         normal = tilt_from_quads(quads, self.picture, self.config.fov, prior, self.config.outlines)
         if normal is None:
             return False
+        if prior is not None and self.settled:
+            apart = math.degrees(math.acos(min(1.0, float(normal @ prior))))
+            if apart > self.config.outlines.gate:
+                return True  # a hand over a card, two cards as one: the outlines say no plane
+        self.quads = quads
         line = np.linalg.inv(self._camera()).T @ normal
         line = line / line[2]
         blend = self.config.blend if self.updates else 1.0
@@ -195,12 +202,15 @@ class TablePlane:
         centres = [seen.centre for seen in frame.cards if seen.in_frame]
         if self.scale is None or not centres:
             return self.spin
-        placed = _apply(self.homography(), np.array(centres, np.float64))
-        angle, sureness = edge_angle(
-            self.warp(picture),
-            [(float(x), float(y)) for x, y in placed],
-            self.config.level_reach * self.config.glyph,
-        )
+        if self.quads:  # the cards' outlines say it exactly, whatever lies on the cards' faces
+            angle, sureness = quad_angle(self.homography(), self.quads)
+        else:
+            placed = _apply(self.homography(), np.array(centres, np.float64))
+            angle, sureness = edge_angle(
+                self.warp(picture),
+                [(float(x), float(y)) for x, y in placed],
+                self.config.level_reach * self.config.glyph,
+            )
         if sureness >= self.config.level_sure and abs(angle) >= self.config.level_least:
             self.spin -= angle
         return self.spin
@@ -279,6 +289,20 @@ def edge_angle(
     angle = 4 * np.arctan2(gy, gx).astype(np.float64)
     summed = complex(float((weight * np.cos(angle)).sum()), float((weight * np.sin(angle)).sum()))
     return math.degrees(np.angle(summed)) / 4, abs(summed) / total
+
+
+def quad_angle(homography: F64, quads: list[F64]) -> tuple[float, float]:
+    """The angle (degrees, -45..45, mod 90) the sides of `quads` (picture pixels) mapped by
+    `homography` agree on, and how well (0..1): each side's direction four times over,
+    weighted by its length, as `edge_angle` weighs edge pixels."""
+    if not quads:
+        return 0.0, 0.0
+    points = _apply(homography, np.concatenate(quads)).reshape(-1, 4, 2)
+    sides = (np.roll(points, -1, axis=1) - points).reshape(-1, 2)
+    lengths = np.linalg.norm(sides, axis=1)
+    angle = 4 * np.arctan2(sides[:, 1], sides[:, 0])
+    summed = complex(float((lengths * np.cos(angle)).sum()), float((lengths * np.sin(angle)).sum()))
+    return math.degrees(np.angle(summed)) / 4, abs(summed) / max(float(lengths.sum()), 1e-9)
 
 
 def _spin(degrees: float, middle: float) -> F64:
