@@ -15,7 +15,7 @@ from scorer.cards import parse_card
 from vision.detection.detections import Detections
 from vision.table.cards import FrameCards, SeenCard
 from vision.table.outlines import card_quads, tilt_from_quads
-from vision.table.plane import TablePlane
+from vision.table.plane import TablePlane, quad_angle
 
 #: A card's height on the table plane, in the clips' table pixels (an index 16 tall).
 HEIGHT = 100.0
@@ -126,3 +126,23 @@ def test_no_outline_says_no_tilt_and_the_steepest_is_not_taken_for_parallel_card
     normal = tilt_from_quads(quads, FRAME_SIZES["720p"], 66.0)
     assert normal is not None
     assert math.degrees(math.acos(normal[2])) == pytest.approx(POSES["corner"].tilt, abs=1.0)
+
+
+def test_the_canonical_frame_is_levelled_by_one_card_s_outline() -> None:
+    """From a corner, the plane settles on the first card (the starter on the pack): its
+    outline alone turns the canonical frame so it lies level there."""
+    sight = view(POSES["corner"], FRAME_SIZES["720p"])
+    one = SPOTS[:1]
+    picture, frame = _picture(sight, 0.64, one), _seen(sight, 0.64, one)
+    table = TablePlane(FRAME_SIZES["720p"])
+    for _ in range(table.config.settle):
+        table.update(frame, picture)
+        table.rectify(frame)
+    assert table.settled and table.spin == 0.0
+    table.level(picture, frame)
+    assert abs(table.spin) > 30  # the card lay about 40 degrees turned
+    placed = cv2.perspectiveTransform(
+        sight.to_picture(_corners(*SPOTS[0], 0.64)).reshape(-1, 1, 2), table.homography()
+    ).reshape(4, 2)
+    angle, sureness = quad_angle(np.eye(3), [placed])
+    assert abs(angle) < 2.0 and sureness > 0.9
