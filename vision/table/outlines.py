@@ -85,13 +85,13 @@ def card_quads(
         if x2 - x1 < 8 or y2 - y1 < 8:
             continue
         window = lab[y1:y2, x1:x2]
-        mask = (_table_distance(window, config) > config.contrast).astype(np.uint8)
-        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        apart = (_table_distance(window, config) > config.contrast).astype(np.uint8)
+        mask = cv2.morphologyEx(apart, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
         around = [c for c in contours if cv2.pointPolygonTest(c, (cx - x1, cy - y1), False) >= 0]
         if not around:
             continue
-        contour = around[0]
+        contour = np.asarray(around[0], np.int32)
         xs, ys = contour[:, 0, 0], contour[:, 0, 1]
         if xs.min() <= 0 or ys.min() <= 0 or xs.max() >= x2 - x1 - 1 or ys.max() >= y2 - y1 - 1:
             continue  # reaches past the window: cards overlapping, a hand, the table's edge

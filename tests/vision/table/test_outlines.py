@@ -144,5 +144,5 @@ def test_the_canonical_frame_is_levelled_by_one_card_s_outline() -> None:
     placed = cv2.perspectiveTransform(
         sight.to_picture(_corners(*SPOTS[0], 0.64)).reshape(-1, 1, 2), table.homography()
     ).reshape(4, 2)
-    angle, sureness = quad_angle(np.eye(3), [placed])
+    angle, sureness = quad_angle(np.eye(3), [np.asarray(placed, np.float64)])
     assert abs(angle) < 2.0 and sureness > 0.9
