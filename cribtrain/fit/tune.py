@@ -30,6 +30,8 @@ import numpy as np
 import numpy.typing as npt
 
 from cribtrain.fit.tune_data import (
+    COVERED_SHARE,
+    covered_patch,
     fill_every_class,
     general_crops,
     general_decks,
@@ -86,6 +88,9 @@ class TuneSettings:
     reserve_s: float = 25.0
     variants: int = 20
     general_per_class: int = 16
+    #: Share of the deck's own crops cut with another of its cards lying over the index
+    #: (`cribtrain.fit.tune_data.covered_patch`).
+    covered_share: float = COVERED_SHARE
     eval_angles: int = 8
     #: A tune is refused when it reads the held-back corners this much worse than the base. A
     #: deck holds back about 50 corners, so smaller drops are noise: measured on the dev-real
@@ -285,8 +290,17 @@ def _write_data(root: Path, train: Sequence[tuple[str, Image]], held: Sequence[t
     """The tune's class folders: the deck's own crops, general ones, and, for a base reader
     with a "not an index" class, crops of face middles (the tune keeps that class's row)."""
     own: dict[str, list[Image]] = {}
+    others = [patch for _, patch in train]
     for card, patch in train:
-        own.setdefault(card, []).extend(varied_crop(patch, rng) for _ in range(settings.variants))
+        own.setdefault(card, []).extend(
+            varied_crop(
+                covered_patch(patch, others[int(rng.integers(len(others)))], rng)
+                if settings.covered_share and rng.random() < settings.covered_share
+                else patch,
+                rng,
+            )
+            for _ in range(settings.variants)
+        )
     decks = list(general_decks() if general is None else general)
     loaded = load_deck_faces([decks[k] for k in rng.permutation(len(decks))[:GENERAL_DECKS]])
     write_class_tree(root / "train", own, "own")

@@ -9,6 +9,7 @@ import numpy as np
 from cribtrain.fit.tune_data import (
     FIXTURE_DECK,
     GREY_SHARE,
+    covered_patch,
     far_card_side,
     fill_every_class,
     load_deck_faces,
@@ -16,7 +17,7 @@ from cribtrain.fit.tune_data import (
     photometric,
     write_class_tree,
 )
-from vision.decks.enroll import READ_PX
+from vision.decks.enroll import PATCH_PX, PATCH_SPAN, READ_PX
 from vision.detection.detections import CLASS_NAMES
 from vision.detection.reader_classes import NOT_AN_INDEX
 
@@ -77,3 +78,23 @@ def test_the_validation_tree_gets_one_crop_of_each_class_it_lacks(tmp_path: Path
     in_val = sorted(p.parent.name for p in (tmp_path / "val").rglob("*.jpg"))
     assert in_val == sorted(["5H", "QS", NOT_AN_INDEX])
     assert fill_every_class(tmp_path / "train", tmp_path / "val") == 0
+
+
+def test_a_covered_patch_hides_up_to_a_third_of_the_index_and_never_its_centre() -> None:
+    """A card lying over the index (a fan, a stack) covers beyond a straight edge: at most about
+    a third of the index's square, never its middle, sometimes only the margin around it."""
+    patch = np.zeros((PATCH_PX, PATCH_PX, 3), np.uint8)
+    cover = np.full((PATCH_PX, PATCH_PX, 3), 255, np.uint8)
+    rng = np.random.default_rng(5)
+    half = PATCH_PX / PATCH_SPAN / 2
+    inner = slice(round(PATCH_PX / 2 - half), round(PATCH_PX / 2 + half))
+    shares, margins = [], []
+    for _ in range(300):
+        out = covered_patch(patch, cover, rng)
+        assert out.shape == patch.shape and (out[PATCH_PX // 2, PATCH_PX // 2] == 0).all()
+        covered = out[..., 0] > 127
+        shares.append(covered[inner, inner].mean())
+        margins.append(covered.mean())
+    shares_ = np.array(shares)
+    assert shares_.max() <= 0.36 and (shares_ > 0.15).any()
+    assert (shares_ == 0).mean() > 0.2 and (np.array(margins)[shares_ == 0] > 0.05).all()
