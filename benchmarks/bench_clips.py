@@ -99,13 +99,15 @@ def bench_deck(deck: Deck, reader: CardReader, seeds: int) -> dict[str, float | 
     }
 
 
-def random_deal(players: int, rng: np.random.Generator) -> DealScript:
-    """A deal of random cards: four kept by each player, the crib, the starter; random dealer."""
-    cards = [DECK[i] for i in rng.permutation(52)[: 4 * players + 5]]
+def random_deal(players: int, rng: np.random.Generator, *, five_card: bool = False) -> DealScript:
+    """A deal of random cards: four kept by each player (three in five-card cribbage), the
+    crib, the starter; random dealer."""
+    kept = 3 if five_card else 4
+    cards = [DECK[i] for i in rng.permutation(52)[: kept * players + 5]]
     seats = SEATINGS[players]
-    hands = {seat: tuple(cards[4 * i : 4 * i + 4]) for i, seat in enumerate(seats)}
-    crib = tuple(cards[4 * players : 4 * players + 4])
-    return DealScript(seats, int(rng.integers(players)), hands, crib, cards[-1])
+    hands = {seat: tuple(cards[kept * i : kept * i + kept]) for i, seat in enumerate(seats)}
+    crib = tuple(cards[kept * players : kept * players + 4])
+    return DealScript(seats, int(rng.integers(players)), hands, crib, cards[-1], five_card)
 
 
 def bench_deals(deck: Deck, reader: CardReader, seeds: int, players: int) -> dict[str, object]:

@@ -21,6 +21,7 @@ from typing import Any, Literal
 from scorer.cards import Card
 from scorer.errors import CribbageError
 from scorer.game import Game, Phase
+from scorer.pegging import TARGET_COUNT, Pegging
 from tablemode.config import DEFAULT_TABLE_MODE, TableModeConfig
 from tablemode.steps import Step, copy_of, legal
 from tablemode.view import CardReading, LaidCard, TableView
@@ -168,6 +169,15 @@ class Follower:
             return None
         key = f"deal {deal.number} play {laid + 1}"
         first = self._play_of(game, view.plays[free[0]], key)
+        laid_card = view.plays[free[0]].reading.card
+        if (
+            not first.options
+            and deal.pegging.single_count
+            and (deal.pegging.count + laid_card.value > TARGET_COUNT)
+        ):  # a card past 31: not a play, but a hand shown after the count ended
+            ended = self._count_ended(game, view)
+            if ended is not None:
+                return ended
         chosen, index = first, free[0]
         if first.doubt and len(free) > 1:  # the card after it may be the one laid first
             second = self._play_of(game, view.plays[free[1]], key)
@@ -177,8 +187,29 @@ class Follower:
             waited = self._out_of_turn[key] = self._out_of_turn.get(key, 0) + 1
             if waited <= self.config.order_patience:
                 return None
+            if deal.pegging.single_count:  # no card came before it: the count ended at a go
+                ended = self._count_ended(game, view)
+                if ended is not None:
+                    return ended
         self._offered = (deal.number, laid, index)
         return chosen
+
+    def _count_ended(self, game: Game, view: TableView) -> Proposal | None:
+        """Five-card's single count: a card turned up that would take the count past 31 says
+        the play is over (each seat said go): the first hand shown, the goes before it. None
+        where the count does not end so, or the hand is not turned up yet."""
+        trial, goes = copy_of(game), []
+        while trial.phase is Phase.PLAY and trial.turn is not None:
+            goes.append(Step("go", trial.turn))
+            try:
+                trial.go(trial.turn)
+            except CribbageError:
+                return None
+        shown = self._show(trial, view)
+        if shown is None or not shown.options:
+            return None
+        options = tuple(replace(o, steps=(*goes, *o.steps)) for o in shown.options)
+        return replace(shown, options=options)
 
     def _free_events(self, deal: int, laid: int, events: int) -> list[int]:
         """The indexes of the play events not yet taken, in the order the table saw them."""
@@ -227,13 +258,33 @@ class Follower:
             return self._crib(game, view, seat, key, claim)
         # a hidden hand is the cards its player laid; known hands the engine counts itself
         cards = tuple(deal.pegging.played[seat]) if deal.hands is None else ()
+        turned: tuple[CardReading, ...] = ()
+        if deal.hands is None and len(cards) < deal.pegging.hand_size:
+            turned = self._turned_up(deal.pegging, view, seat)  # five-card's single count
+            cards += tuple(r.card for r in turned)
         step = Step("show", seat, cards)
         if not legal(game, [step]):
-            return None  # e.g. five-card play left a card unplayed: a player enters it
+            return None  # the cards left in hand not turned up yet, or misread past the deal
         kind: ProposalKind = "show" if role == "hand" else "crib"
         option = Option(cards, 1.0, (step,))
-        return Proposal(key, kind, seat, f"seat {seat}'s {role}", (option,), sure=not claim,
-                        claim=claim, frame=view.frame)  # fmt: skip
+        proposal = Proposal(key, kind, seat, f"seat {seat}'s {role}", (option,), sure=not claim,
+                            claim=claim, frame=view.frame)  # fmt: skip
+        if all(r.sure and r.chance >= self.config.sure_chance for r in turned):
+            return proposal
+        return replace(proposal, sure=False, doubt="a card of the hand is not surely read",
+                       doubt_code="unsure")  # fmt: skip
+
+    @staticmethod
+    def _turned_up(pegging: Pegging, view: TableView, seat: int) -> tuple[CardReading, ...]:
+        """The cards `seat` turned up in its row after a single count left them in hand (as
+        many as its hand still holds, first seen first), none where fewer lie there yet."""
+        played = {card for cards in pegging.played for card in cards}
+        left = pegging.hand_size - len(pegging.played[seat])
+        turned = tuple(
+            laid.reading for laid in view.plays
+            if laid.seat == seat and laid.reading.card not in played
+        )  # fmt: skip
+        return turned[:left] if len(turned) >= left else ()
 
     def _crib(
         self, game: Game, view: TableView, seat: int, key: str, claim: bool

@@ -3,7 +3,9 @@
 Hands are held and discards lie face down (TABLE-MODE.md), so the camera sees: the pack; the
 starter turned on it; each card of the play laid into its player's row, a hand reaching in from
 that seat's edge; the rows left lying for the show; the crib turned face up beside the dealer;
-the table cleared. Who lays what comes from the rules engine (`scorer.pegging.Pegging`): each
+the table cleared. In five-card cribbage (`DealScript.single_count`) the play ends at the first go
+or 31, and each player turns the cards left in hand face up in their row for the show, before
+the crib. Who lays what comes from the rules engine (`scorer.pegging.Pegging`): each
 player lays the first card of their hand that keeps the count at 31 or under, else says go.
 The truth comes with the frames: the plays in order and the first frame of each table event.
 """
@@ -42,7 +44,7 @@ CRIB_LATERAL = 185.0
 #: Frames the hand that laid a card takes to withdraw.
 WITHDRAW = 2
 
-MarkKind = Literal["starter", "play", "crib", "clear"]
+MarkKind = Literal["starter", "play", "show", "crib", "clear"]
 
 #: Where the players sit on the table plane, in the engine's order of play (clockwise seen from
 #: above, `tablemode.seats.LAYOUTS`): 2 face each other, 3 leave the top side free, 4 are two
@@ -76,13 +78,16 @@ class DealMark:
 @dataclass(frozen=True)
 class DealScript:
     """One deal: the seats in order of play (clockwise), the dealer (an index into `seats`),
-    the four cards each player keeps, the crib and the starter."""
+    the four cards each player keeps (three in five-card cribbage: `single_count`), the crib
+    and the starter."""
 
     seats: tuple[Seat, ...]
     dealer: int
     hands: Mapping[Seat, tuple[Card, ...]] = field(hash=False)
     crib: tuple[Card, ...]
     starter: Card
+    #: Five-card cribbage: two players keep three cards each, and the play is a single count.
+    single_count: bool = False
 
     def __post_init__(self) -> None:
         TableLayout(self.seats)  # raises for an unknown, repeated or wrong number of seats
@@ -90,8 +95,11 @@ class DealScript:
             raise ValueError(f"dealer {self.dealer} is not an index into {self.seats}")
         if set(self.hands) != set(self.seats):
             raise ValueError(f"hands for {sorted(self.hands)}, seats {list(self.seats)}")
-        if any(len(hand) != 4 for hand in self.hands.values()) or len(self.crib) != 4:
-            raise ValueError("each hand and the crib hold 4 cards")
+        if self.single_count and len(self.seats) != 2:
+            raise ValueError(f"five-card cribbage is for 2 players, not {len(self.seats)}")
+        kept = self.hand_size
+        if any(len(hand) != kept for hand in self.hands.values()) or len(self.crib) != 4:
+            raise ValueError(f"each hand holds {kept} cards and the crib 4")
         ensure_distinct([*(c for hand in self.hands.values() for c in hand), *self.crib,
                          self.starter])  # fmt: skip
 
@@ -103,6 +111,8 @@ class DealScript:
         hands: Mapping[Seat, Sequence[str]],
         crib: Sequence[str],
         starter: str,
+        *,
+        single_count: bool = False,
     ) -> DealScript:
         """A script from card text: ``DealScript.of(("bottom", "top"), 0, {...}, [...], "5D")``."""
         return cls(
@@ -111,7 +121,12 @@ class DealScript:
             {seat: tuple(parse_card(c) for c in hand) for seat, hand in hands.items()},
             tuple(parse_card(c) for c in crib),
             parse_card(starter),
+            single_count,
         )
+
+    @property
+    def hand_size(self) -> int:
+        return 3 if self.single_count else 4
 
     @property
     def dealer_seat(self) -> Seat:
@@ -121,8 +136,8 @@ class DealScript:
     def _pegging(self) -> Pegging:
         """The play as the rules engine runs it: each player lays the first card of their
         hand that fits (the engine says go for a player with none)."""
-        pegging = Pegging(len(self.seats), self.dealer,
-                          hands=[list(self.hands[s]) for s in self.seats])  # fmt: skip
+        hands = [list(self.hands[s]) for s in self.seats]
+        pegging = Pegging(len(self.seats), self.dealer, hands=hands, single_count=self.single_count)
         while not pegging.finished:
             seat = pegging.turn
             assert seat is not None
@@ -139,6 +154,12 @@ class DealScript:
             for e in self._pegging.events
             if e.action is PegAction.PLAY and e.card is not None
         )
+
+    @property
+    def unplayed(self) -> dict[Seat, tuple[Card, ...]]:
+        """Each seat's cards the play left in hand (five-card cribbage's single count)."""
+        laid = {card for _, card in self.plays}
+        return {seat: tuple(c for c in self.hands[seat] if c not in laid) for seat in self.seats}
 
     @property
     def goes(self) -> tuple[Go, ...]:
@@ -181,12 +202,14 @@ def _states(deck: Deck, script: DealScript, glyph: float) -> list[_State]:
     """The deal's table states in order: pack, starter, each play, the show, crib, clear."""
     plays, dealer = script.plays, script.dealer_seat
 
-    def table(laid: int, crib: bool = False) -> _Table:
+    def table(laid: int, crib: bool = False, shown: Sequence[Seat] = ()) -> _Table:
         t = _Table(deck, glyph)
         t.pack_with_starter(str(script.starter))
         rows: dict[Seat, list[Card]] = {}
         for seat, card in plays[:laid]:
             rows.setdefault(seat, []).append(card)
+        for seat in shown:  # the cards left in hand, turned up at the end of the row
+            rows.setdefault(seat, []).extend(script.unplayed[seat])
         for seat, cards in rows.items():
             for card, (x, y, angle) in zip(cards, t.row_spots(seat, 4, PLAY_ROW, 0.5),
                                            strict=False):  # fmt: skip
@@ -205,7 +228,15 @@ def _states(deck: Deck, script: DealScript, glyph: float) -> list[_State]:
         spot = t.row_spots(seat, 4, PLAY_ROW, 0.5)[[s for s, _ in plays[:laid]].count(seat) - 1]
         states.append(_State(t, DealMark("play", 0, seat, (card,)), (spot, seat)))
     states.append(_State(table(len(plays))))  # the show: each row is its player's hand
-    t = table(len(plays), crib=True)
+    shown: list[Seat] = []
+    for seat in script.seats:  # five-card: what the play left in hand, turned up seat by seat
+        if script.unplayed[seat]:
+            shown.append(seat)
+            t = table(len(plays), shown=shown)
+            last = [s for s, _ in plays].count(seat) + len(script.unplayed[seat]) - 1
+            spot = t.row_spots(seat, 4, PLAY_ROW, 0.5)[last]
+            states.append(_State(t, DealMark("show", 0, seat, script.unplayed[seat]), (spot, seat)))
+    t = table(len(plays), crib=True, shown=shown)
     crib = DealMark("crib", 0, dealer, script.crib)
     states.append(_State(t, crib, (crib_spots(t, dealer)[-1], dealer)))
     states.append(_State(cleared, DealMark("clear", 0)))
@@ -249,6 +280,7 @@ def deal_clip(
                 frames.append(through_view(rendered, light, rng, camera, sight, detail, hand, gain))
     plays, dealer = script.plays, script.dealer_seat
     roles = {card: Role("play", seat) for seat, card in plays}
+    roles |= {card: Role("play", seat) for seat, cards in script.unplayed.items() for card in cards}
     roles |= {card: Role("crib", dealer) for card in script.crib}
     roles[script.starter] = Role("starter")
     return DealClip(tuple(frames), script, plays, tuple(marks), roles)

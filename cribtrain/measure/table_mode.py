@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from cribtrain.data.deal_clips import DealClip, DealScript
 from scorer.cards import Card
 from scorer.game import Game, Phase
-from scorer.settings import Settings
+from scorer.settings import Settings, Variant
 from tablemode.follow import Follower, Option, Proposal, option_for
+from tablemode.steps import Step, legal
 from tablemode.tracker import TableTracker, TrackerConfig
 from tablemode.view import TableView
 from vision.table.plane_reading import FrameReader
@@ -44,10 +45,9 @@ class Followed:
 
 def by_hand(script: DealScript) -> Game:
     """The deal entered through the engine (hidden hands), the oracle for the scores."""
-    players = len(script.seats)
-    game = Game(Settings(players=players), first_dealer=script.dealer)
+    game = Game(settings_of(script), first_dealer=script.dealer)
     game.deal(None)
-    for seat in range(players):
+    for seat in range(len(script.seats)):
         game.discard(seat, None)
     game.cut_starter(script.starter)
     for laid, (edge, card) in enumerate(script.plays):
@@ -55,12 +55,22 @@ def by_hand(script: DealScript) -> Game:
             if go.after == laid:
                 game.go(script.seats.index(go.seat))
         game.play(script.seats.index(edge), card)
-    for _ in range(players):
+    for go in script.goes:  # a single count ends at a go
+        if go.after == len(script.plays) and game.phase is Phase.PLAY:
+            game.go(script.seats.index(go.seat))
+    for _ in script.seats:
         nxt = game.next_show()
         assert nxt is not None
-        game.show([c for e, c in script.plays if script.seats.index(e) == nxt[1]])
+        game.show(list(script.hands[script.seats[nxt[1]]]))
     game.show(list(script.crib))
     return game
+
+
+def settings_of(script: DealScript) -> Settings:
+    """The game a deal script is a deal of: five-card cribbage where its play is one count."""
+    if script.single_count:
+        return Settings(players=2, variant=Variant.FIVE_CARD)
+    return Settings(players=len(script.seats))
 
 
 def follow_clip(
@@ -77,7 +87,7 @@ def follow_clip(
     edges; with `changes`, each frame reads only what changed (`TrackerConfig.read_changes`)."""
     script = clip.script
     players = len(script.seats)
-    game = Game(Settings(players=players), first_dealer=script.dealer)
+    game = Game(settings_of(script), first_dealer=script.dealer)
     height, width = clip.frames[0].shape[:2]
     # The app's own tracker: what is measured here is what the players get.
     config = TrackerConfig(plane=plane, read_changes=changes)
@@ -118,12 +128,17 @@ def _truth(script: DealScript) -> dict[str, tuple[Card, ...]]:
         truth[f"deal 1 play {n}"] = (card,)
     dealer = script.dealer
     truth[f"deal 1 crib of seat {dealer}"] = tuple(sorted(script.crib))
+    for seat, left in script.unplayed.items():  # five-card: the hands shown, cards turned up
+        if left:
+            truth[f"deal 1 hand of seat {script.seats.index(seat)}"] = tuple(
+                sorted(script.hands[seat])
+            )
     return truth
 
 
 def _cards(proposal: Proposal, cards: tuple[Card, ...]) -> tuple[Card, ...]:
-    """Cards as compared with the truth: a crib is a set of cards, in no order."""
-    return tuple(sorted(cards)) if proposal.kind == "crib" else cards
+    """Cards as compared with the truth: a crib or a hand is a set of cards, in no order."""
+    return tuple(sorted(cards)) if proposal.kind in ("crib", "show") else cards
 
 
 def _score_reading(result: Followed, proposal: Proposal, view: TableView,
@@ -158,7 +173,7 @@ def _act(result: Followed, game: Game, follower: Follower, proposal: Proposal,
     wanted = truth.get(proposal.key)
     proposed = proposal.options[0] if proposal.options else None
     right = proposed
-    if wanted is not None and proposal.kind != "show":
+    if wanted is not None:
         right = _right(game, proposal, wanted)
     if right is None:
         follower.decline(proposal.key)
@@ -178,4 +193,7 @@ def _act(result: Followed, game: Game, follower: Follower, proposal: Proposal,
 def _right(game: Game, proposal: Proposal, wanted: tuple[Card, ...]) -> Option | None:
     """The option reading the true cards: offered, or entered by the player."""
     offered = next((o for o in proposal.options if _cards(proposal, o.cards) == wanted), None)
-    return offered or option_for(game, proposal, wanted)
+    if offered is not None or proposal.kind != "show":
+        return offered or option_for(game, proposal, wanted)
+    steps = (Step("show", proposal.seat, wanted),)  # a hand entered on the form
+    return Option(wanted, 0.0, steps) if legal(game, steps) else None

@@ -8,10 +8,11 @@ from collections.abc import Sequence
 import pytest
 
 from cribtrain.data.deal_clips import DealScript
-from cribtrain.measure.table_mode import by_hand
+from cribtrain.measure.table_mode import by_hand, settings_of
 from scorer.cards import parse_card, parse_cards
 from scorer.game import Game, Phase
 from scorer.settings import Settings
+from tablemode.config import TableModeConfig
 from tablemode.follow import Follower, Proposal
 from tablemode.view import CardReading, LaidCard, TableView
 from tests.cribtrain.data.test_clips import THREE_DEAL, TWO_DEAL
@@ -209,3 +210,53 @@ def test_two_cards_seen_in_the_other_order_are_played_in_turn() -> None:
     assert [p.text for p in applied] == ["seat 1 played 10S", "seat 0 played JH"]
     assert game.deal_state is not None and game.deal_state.pegging is not None
     assert game.deal_state.pegging.count == 20
+
+
+# Five-card cribbage: top leads 10C, bottom KD, top 9H (29); bottom cannot play on: go, and the
+# single count ends with cards left in hand, turned up in their rows for the show.
+FIVE_PAST_31 = DealScript.of(
+    ("bottom", "top"), 0, {"top": ["10C", "9H", "5S"], "bottom": ["KD", "8C", "4H"]},
+    ["QC", "JH", "6D", "7S"], "AC", single_count=True,
+)  # fmt: skip
+# Bottom's 2C makes 31: the count ends there, 5S and 4H left in hand.
+FIVE_AT_31 = DealScript.of(
+    ("bottom", "top"), 0, {"top": ["10C", "9H", "5S"], "bottom": ["KD", "2C", "4H"]},
+    ["QC", "JH", "6D", "7S"], "AC", single_count=True,
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("script", "first_shown"),
+    [(FIVE_PAST_31, "bottom"), (FIVE_PAST_31, "top"), (FIVE_AT_31, "bottom")],
+    ids=["ended at a go, dealer first", "ended at a go, leader first", "ended at 31"],
+)
+def test_five_card_hands_left_after_the_count_are_shown_from_the_table(
+    script: DealScript, first_shown: str
+) -> None:
+    game = Game(settings_of(script), first_dealer=script.dealer)
+    follower = Follower()
+    laid = [(script.seats.index(edge), str(card)) for edge, card in script.plays]
+    starter = str(script.starter)
+    for count in range(len(laid) + 1):
+        apply_sure(game, follower, view(laid[:count], starter=starter))
+    order = sorted(script.seats, key=lambda edge: edge != first_shown)
+    for edge in order:
+        laid += [(script.seats.index(edge), str(card)) for card in script.unplayed[edge]]
+        for _ in range(TableModeConfig().order_patience + 2):  # a card laid out of turn waits
+            apply_sure(game, follower, view(laid, starter=starter))
+    assert game.phase is Phase.SHOW and game.next_show() == ("crib", 0)
+    apply_sure(game, follower, view(laid, starter=starter, crib=[str(c) for c in script.crib]))
+    assert game.scores == by_hand(script).scores and game.deals_played == 1
+
+
+def test_a_five_card_hand_not_all_turned_up_is_not_shown() -> None:
+    script = FIVE_PAST_31
+    game = Game(settings_of(script), first_dealer=script.dealer)
+    follower = Follower()
+    laid = [(script.seats.index(edge), str(card)) for edge, card in script.plays]
+    for count in range(len(laid) + 1):
+        apply_sure(game, follower, view(laid[:count], starter="AC"))
+    one = [*laid, (0, "8C")]  # bottom turns up one of its two cards; top none yet
+    for _ in range(4):
+        assert apply_sure(game, follower, view(one, starter="AC")) == []
+    assert game.phase is Phase.PLAY
