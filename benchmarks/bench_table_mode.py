@@ -8,10 +8,11 @@ otherwise) deals ``--seeds`` random deals of 2 and of 3 players (``--players``: 
 from where a phone stands: propped at the near edge, at the side, at a corner; ``--sizes`` 720p,
 1080p), followed frame by frame by the shipped reader, the smoother and table mode, a player
 answering each question (`cribtrain.measure.table_mode`). Printed per deck, pose, camera and player
-count: deals whose scores match the deal entered by hand; taps per deal (mean, max) and a game to
-121 at that rate; events (starter, each play, each crib card) right by the reader's first choice and
-with the deal prior; the questions asked, and the events never seen (each entered on the form);
-frames and seconds from a card's first frame to its step (the page posts a frame every
+count (``--five-card``: five-card cribbage's deals too): deals whose scores match the deal
+entered by hand; taps per deal (mean, max) and a game at that rate; events (starter, each play,
+each crib card) right by the reader's first choice and with the deal prior; the questions asked,
+and the events never seen (each entered on the form); frames and seconds from a card's first
+frame to its step (the page posts a frame every
 `PAGE_INTERVAL` s, or as fast as frames are read when slower); ms per frame.
 """
 
@@ -40,8 +41,10 @@ from vision.reading import CardReader
 
 #: The page's least frame interval in table mode (webui/static/table.js TABLE_FRAME_MS).
 PAGE_INTERVAL = 0.1
-#: Deals in a two-player game to 121 (about 9: each deal scores some 26-28 points all told).
+#: Deals in a two-player game to 121 (about 9: each deal scores some 26-28 points all told), and
+#: in five-card cribbage's game to 61 (about 6: 10-12 points a deal, 3 for last to start).
 DEALS_PER_GAME = 9
+DEALS_PER_FIVE_CARD_GAME = 6
 
 
 #: The clips' webcam, and a worse one (smaller, blurred, noisier corners) where the reader errs
@@ -53,8 +56,8 @@ CAMERAS = {
 
 
 def bench(deck: Deck, reader: CardReader, seeds: int, players: int, camera: str,
-          sight: View | None = None, plane: bool = False, changes: bool = False
-          ) -> dict[str, object]:  # fmt: skip
+          sight: View | None = None, plane: bool = False, changes: bool = False,
+          five_card: bool = False) -> dict[str, object]:  # fmt: skip
     right_scores = events = first = prior = 0
     taps: list[int] = []
     frames: list[int] = []
@@ -62,7 +65,8 @@ def bench(deck: Deck, reader: CardReader, seeds: int, players: int, camera: str,
     questions: list[str] = []
     missed: list[str] = []
     for seed in range(seeds):
-        script = random_deal(players, np.random.default_rng([seed, players, 11]))
+        script = random_deal(players, np.random.default_rng([seed, players, 11]),
+                             five_card=five_card)  # fmt: skip
         clip = deal_clip(deck, script, seed=seed, camera=CAMERAS[camera], sight=sight)
         followed = follow_clip(clip, reader, plane=plane, changes=changes)
         right_scores += followed.game.scores == by_hand(script).scores
@@ -77,6 +81,9 @@ def bench(deck: Deck, reader: CardReader, seeds: int, players: int, camera: str,
     per_frame = statistics.median(times)
     period = max(PAGE_INTERVAL, per_frame)
     seconds = [f * period + per_frame for f in frames]
+    game, deals = ("121", DEALS_PER_GAME)
+    if five_card:
+        game, deals = "five-card, 61", DEALS_PER_FIVE_CARD_GAME
     return {
         "deck": deck.name,
         "pose": "overhead, square" if sight is None else _pose_name(sight),
@@ -85,10 +92,11 @@ def bench(deck: Deck, reader: CardReader, seeds: int, players: int, camera: str,
         "counts pips": reader.config.pips.enabled,
         "camera": camera,
         "players": players,
+        "game": game,
         "scores right": f"{right_scores}/{seeds}",
         "taps per deal (mean, max)": [round(statistics.mean(taps), 2), max(taps)],
-        "taps for a game to 121 at that rate (+1 to choose the dealer)": round(
-            statistics.mean(taps) * DEALS_PER_GAME + 1, 1),
+        "taps for a game at that rate (+1 to choose the dealer)": round(
+            statistics.mean(taps) * deals + 1, 1),
         "events right, reader's first choice": f"{first}/{events}",
         "events right, with the deal prior": f"{prior}/{events}",
         "questions": questions,
@@ -121,6 +129,8 @@ def main() -> int:
     parser.add_argument("--sizes", nargs="+", choices=sorted(FRAME_SIZES), default=["720p"],
                         help="the posed camera's frame sizes (720p)")  # fmt: skip
     parser.add_argument("--players", nargs="+", type=int, choices=(2, 3, 4), default=[2, 3])
+    parser.add_argument("--five-card", action="store_true",
+                        help="five-card cribbage's deals too (2 players)")  # fmt: skip
     parser.add_argument("--cameras", nargs="+", choices=sorted(CAMERAS), default=sorted(CAMERAS))
     parser.add_argument("--no-square", action="store_true",
                         help="only the --poses, no square overhead clips")  # fmt: skip
@@ -142,9 +152,10 @@ def main() -> int:
     for deck in load_decks([f for f in folders if f.exists()]):
         for sight in sights:
             for camera in args.cameras:
-                for players in args.players:
+                games = [(p, False) for p in args.players] + [(2, True)] * args.five_card
+                for players, five_card in games:
                     figures = bench(deck, reader, args.seeds, players, camera, sight, args.plane,
-                                    args.changes)  # fmt: skip
+                                    args.changes, five_card)  # fmt: skip
                     print(json.dumps(figures), flush=True)
     return 0
 
