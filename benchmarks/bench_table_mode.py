@@ -8,7 +8,8 @@ otherwise) deals ``--seeds`` random deals of 2 and of 3 players (``--players``: 
 from where a phone stands: propped at the near edge, at the side, at a corner; ``--sizes`` 720p,
 1080p), followed frame by frame by the shipped reader, the smoother and table mode, a player
 answering each question (`cribtrain.measure.table_mode`). Printed per deck, pose, camera and player
-count (``--five-card``: five-card cribbage's deals too): deals whose scores match the deal
+count (``--five-card``: five-card cribbage's deals too; ``--knock``: the phone nudged mid-deal,
+`knocked`): deals whose scores match the deal
 entered by hand; taps per deal (mean, max) and a game at that rate; events (starter, each play,
 each crib card) right by the reader's first choice and with the deal prior; the questions asked,
 and the events never seen (each entered on the form); frames and seconds from a card's first
@@ -32,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.bench_clips import FIXTURE, random_deal
 from cribtrain.data.cardart import held_out
 from cribtrain.data.clips import DEFAULT_CAMERA, CameraConfig
-from cribtrain.data.deal_clips import deal_clip
+from cribtrain.data.deal_clips import deal_clip, knocked
 from cribtrain.data.poses import FRAME_SIZES, POSES, View, view
 from cribtrain.data.synth import Deck, load_decks
 from cribtrain.measure.table_mode import by_hand, follow_clip
@@ -57,7 +58,8 @@ CAMERAS = {
 
 def bench(deck: Deck, reader: CardReader, seeds: int, players: int, camera: str,
           sight: View | None = None, plane: bool = False, changes: bool = False,
-          five_card: bool = False) -> dict[str, object]:  # fmt: skip
+          five_card: bool = False, knock: tuple[float, float] | None = None
+          ) -> dict[str, object]:  # fmt: skip
     right_scores = events = first = prior = 0
     taps: list[int] = []
     frames: list[int] = []
@@ -68,6 +70,8 @@ def bench(deck: Deck, reader: CardReader, seeds: int, players: int, camera: str,
         script = random_deal(players, np.random.default_rng([seed, players, 11]),
                              five_card=five_card)  # fmt: skip
         clip = deal_clip(deck, script, seed=seed, camera=CAMERAS[camera], sight=sight)
+        if knock is not None:
+            clip = knocked(clip, *knock)
         followed = follow_clip(clip, reader, plane=plane, changes=changes)
         right_scores += followed.game.scores == by_hand(script).scores
         taps.append(followed.taps)
@@ -93,6 +97,7 @@ def bench(deck: Deck, reader: CardReader, seeds: int, players: int, camera: str,
         "camera": camera,
         "players": players,
         "game": game,
+        "camera knocked mid-deal (degrees, px)": knock,
         "scores right": f"{right_scores}/{seeds}",
         "taps per deal (mean, max)": [round(statistics.mean(taps), 2), max(taps)],
         "taps for a game at that rate (+1 to choose the dealer)": round(
@@ -131,6 +136,8 @@ def main() -> int:
     parser.add_argument("--players", nargs="+", type=int, choices=(2, 3, 4), default=[2, 3])
     parser.add_argument("--five-card", action="store_true",
                         help="five-card cribbage's deals too (2 players)")  # fmt: skip
+    parser.add_argument("--knock", nargs=2, type=float, metavar=("DEGREES", "PX"),
+                        help="knock the camera before the 4th play: turned, moved")  # fmt: skip
     parser.add_argument("--cameras", nargs="+", choices=sorted(CAMERAS), default=sorted(CAMERAS))
     parser.add_argument("--no-square", action="store_true",
                         help="only the --poses, no square overhead clips")  # fmt: skip
@@ -155,7 +162,7 @@ def main() -> int:
                 games = [(p, False) for p in args.players] + [(2, True)] * args.five_card
                 for players, five_card in games:
                     figures = bench(deck, reader, args.seeds, players, camera, sight, args.plane,
-                                    args.changes, five_card)  # fmt: skip
+                                    args.changes, five_card, args.knock)  # fmt: skip
                     print(json.dumps(figures), flush=True)
     return 0
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Literal
 
+import cv2
 import numpy as np
 
 from cribtrain.data.clips import (
@@ -284,3 +285,21 @@ def deal_clip(
     roles |= {card: Role("crib", dealer) for card in script.crib}
     roles[script.starter] = Role("starter")
     return DealClip(tuple(frames), script, plays, tuple(marks), roles)
+
+
+def knocked(clip: DealClip, degrees: float, shift: float, *, after_plays: int = 3) -> DealClip:
+    """`clip` with its camera knocked mid-deal: from two frames before the play after the first
+    `after_plays` plays, every frame turned `degrees` about the picture's middle and moved
+    `shift` pixels right and half as many down (the phone nudged on its stand), for good."""
+    plays = [mark.frame for mark in clip.marks if mark.kind == "play"]
+    start = plays[min(after_plays, len(plays) - 1)] - 2
+    height, width = clip.frames[0].shape[:2]
+    matrix = np.asarray(cv2.getRotationMatrix2D((width / 2, height / 2), degrees, 1.0), float)
+    matrix[:, 2] += np.array([shift, shift / 2])
+    frames = tuple(
+        frame if index < start
+        else np.asarray(cv2.warpAffine(frame, matrix, (width, height),
+                                       borderMode=cv2.BORDER_REPLICATE), np.uint8)
+        for index, frame in enumerate(clip.frames)
+    )  # fmt: skip
+    return replace(clip, frames=frames)

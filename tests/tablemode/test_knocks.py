@@ -53,10 +53,13 @@ def follower_after(frames: int = 3) -> KnockFollower:
     return follower
 
 
-def test_a_knock_puts_every_card_back_and_the_next_frames_too() -> None:
+def test_a_knock_puts_every_card_back_once_it_stays_and_the_next_frames_too() -> None:
     follower = follower_after()
     knocked = moved(LAID, 4.0, (35.0, -20.0))
-    for _ in range(3):  # the knock's frame and those after it
+    frames = KnockConfig().frames
+    for _ in range(frames - 1):  # not yet known from a shake
+        assert unmoved(follower.steady(seen(knocked)), knocked)
+    for _ in range(3):  # the frame that tells, and those after it
         steady = centres(follower.steady(seen(knocked)))
         for card, (x, y) in LAID.items():
             assert steady[card] == pytest.approx((x, y), abs=2.0), card
@@ -65,10 +68,21 @@ def test_a_knock_puts_every_card_back_and_the_next_frames_too() -> None:
 
 def test_a_card_laid_after_a_knock_lands_where_it_lies_on_the_table() -> None:
     follower = follower_after()
-    follower.steady(seen(moved(LAID, 4.0, (35.0, -20.0))))
+    for _ in range(KnockConfig().frames):
+        follower.steady(seen(moved(LAID, 4.0, (35.0, -20.0))))
     laid = {**LAID, "9C": (320.0, 200.0)}
     steady = centres(follower.steady(seen(moved(laid, 4.0, (35.0, -20.0)))))
     assert steady["9C"] == pytest.approx((320.0, 200.0), abs=2.0)
+
+
+def test_a_shaking_camera_is_no_knock() -> None:
+    """Each frame moved otherwise, each time by more than `least_shift`: never one move."""
+    follower = follower_after()
+    for k in range(9):
+        sign = 1 if k % 2 else -1
+        shaken = moved(LAID, sign * 1.5, (sign * 30.0, 25.0 * ((k % 3) - 1)))
+        assert unmoved(follower.steady(seen(shaken)), shaken)
+    assert follower.knocks == 0
 
 
 def test_shake_is_left_to_the_smoother() -> None:
@@ -96,7 +110,8 @@ def test_too_few_cards_say_nothing() -> None:
 
 def test_a_new_deal_forgets_where_the_cards_lay_but_not_the_knock() -> None:
     follower = follower_after()
-    follower.steady(seen(moved(LAID, 0.0, (40.0, 0.0))))
+    for _ in range(KnockConfig().frames):
+        follower.steady(seen(moved(LAID, 0.0, (40.0, 0.0))))
     follower.forget()
     again = centres(follower.steady(seen(moved(LAID, 0.0, (40.0, 0.0)))))
     assert again[str(parse_card("5H"))] == pytest.approx(LAID["5H"], abs=2.0)
