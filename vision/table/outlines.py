@@ -31,22 +31,28 @@ class OutlineConfig:
     """`aspect`: a card's width over its height as most decks have it (poker 63:88 = 0.716, bridge
     0.636, the Dondorf deck 0.64: the middle is at most 6 % off any of them), `aspects` the
     range a deck's is fitted in, `aspect_prior` how strongly it is pulled to `aspect` (as many
-    cards' worth); `reach`: how far from a card's centre its outline is looked for, in index
-    sizes (a card is about 6 tall, stretched along the picture by the tilt); `contrast`: how far
-    (Lab distance) a pixel's colour must lie from the table's to be a card's, of `table_colours`
-    colours at most (a checked cloth has two), each on `table_share` of the window's rim;
-    `least_area`, `most_area`: a card's area in the picture, in index sizes squared; `straight`:
-    how far (a share of its perimeter) the outline may stray from its four sides; `most_tilt`:
-    the steepest tilt tried (degrees); `angle_weight`, `aspect_weight`: what a corner's cosine
-    and the aspect's log error cost; `prior`: what a degree away from the kept estimate costs,
-    squared (the outlines of a few cards are noisy one frame at a time); `cap`: the most one
-    card's cost may add (a quad that is no card: two overlapping), and `misfit`: a quad costing
-    more than this at the best tilt is left out and the tilt fitted again without it; `gate`: a
-    settled plane leaves a frame's tilt further than this (degrees) from its own unheeded."""
+    cards' worth: weakly, else a camera over the table is taken tilted to stretch one deck's
+    aspect to another's), `tilt_prior` what a degree of tilt costs, squared (a lone card says no
+    tilt where one would do as well as none); `area_weight`: what a card's log area apart from
+    the others' median costs, seen from above; `reach`: how far from a card's centre its outline
+    is looked for, in index sizes (a card is about 6 tall, stretched along the picture by the
+    tilt); `contrast`: how far (Lab distance) a pixel's colour must lie from the table's to be a
+    card's, of `table_colours` colours at most (a checked cloth has two), each on `table_share`
+    of the window's rim; `least_area`, `most_area`: a card's area in the picture, in index sizes
+    squared; `straight`: how far (a share of its perimeter) the outline may stray from its four
+    sides; `most_tilt`: the steepest tilt tried (degrees); `angle_weight`, `aspect_weight`: what
+    a corner's cosine and the aspect's log error cost; `prior`: what a degree away from the kept
+    estimate costs, squared (the outlines of a few cards are noisy one frame at a time); `cap`:
+    the most one card's cost may add (a quad that is no card: two overlapping), and `misfit`: a
+    quad costing more than this at the best tilt is left out and the tilt fitted again without
+    it; `gate`: a settled plane leaves a frame's tilt further than this (degrees) from its own
+    unheeded."""
 
     aspect: float = 0.67
     aspects: tuple[float, float] = (0.6, 0.75)
-    aspect_prior: float = 1.0
+    aspect_prior: float = 0.03
+    area_weight: float = 1.0
+    tilt_prior: float = 1e-6
     reach: float = 7.0
     contrast: float = 30.0
     table_colours: int = 3
@@ -60,7 +66,7 @@ class OutlineConfig:
     prior: float = 2e-4
     cap: float = 0.05
     misfit: float = 0.01
-    gate: float = 6.0
+    gate: float = 10.0
 
 
 DEFAULT_OUTLINES = OutlineConfig()
@@ -200,10 +206,11 @@ def rotation_onto_axis(normal: F64) -> F64:
     return np.asarray(np.eye(3) + sine * cross + (1 - cosine) * cross @ cross, np.float64)
 
 
-def quad_shapes(quads: F64, camera: F64, normal: F64) -> tuple[F64, F64] | None:
+def quad_shapes(quads: F64, camera: F64, normal: F64) -> tuple[F64, F64, F64] | None:
     """Each quad (n, 4, 2) seen from straight above the plane of `normal`: how far its corners
-    are from square (their squared cosines' mean) and its aspect (the absolute log of its
-    sides' ratio, either side the long one); None where a quad lies behind the camera."""
+    are from square (their squared cosines' mean), its aspect (the absolute log of its sides'
+    ratio, either side the long one) and its log area; None where a quad lies behind the
+    camera."""
     turn = camera @ rotation_onto_axis(normal) @ np.linalg.inv(camera)
     flat = np.concatenate([quads.reshape(-1, 2), np.ones((quads.shape[0] * 4, 1))], axis=1)
     mapped = flat @ turn.T
@@ -215,16 +222,24 @@ def quad_shapes(quads: F64, camera: F64, normal: F64) -> tuple[F64, F64] | None:
     unit = sides / lengths[..., None]
     cosines = np.einsum("nkd,nkd->nk", unit, np.roll(unit, -1, axis=1))
     ratio = np.log((lengths[:, 0] + lengths[:, 2]) / (lengths[:, 1] + lengths[:, 3]))
-    return np.asarray((cosines**2).mean(axis=1), np.float64), np.abs(ratio)
+    x, y = points[..., 0], points[..., 1]
+    area = 0.5 * np.abs((x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y).sum(axis=1))
+    square = np.asarray((cosines**2).mean(axis=1), np.float64)
+    return square, np.abs(ratio), np.log(area + 1e-9)
 
 
-def _costs(shapes: tuple[F64, F64] | None, count: int, config: OutlineConfig) -> tuple[F64, float]:
+def _costs(
+    shapes: tuple[F64, F64, F64] | None, count: int, config: OutlineConfig
+) -> tuple[F64, float]:
     """Each quad's cost (capped) and the cost of the deck's aspect they agree on, which is
     fitted with them (decks differ: 0.62 to 0.72) and pulled towards `OutlineConfig.aspect`:
-    cards lying all one way say a tilt for any aspect, cards lying across each other say it."""
+    cards lying all one way say a tilt for any aspect, cards lying across each other say it.
+    Cards are congruent, too: seen from above, their areas are alike wherever they lie (what
+    keeps a camera over the table from being taken tilted to stretch one deck's aspect to
+    another's)."""
     if shapes is None:
         return np.full(count, config.cap), 0.0
-    square, ratio = shapes
+    square, ratio, area = shapes
     usual, (low, high) = -math.log(config.aspect), sorted(-math.log(a) for a in config.aspects)
     weight = config.aspect_weight
     aspect = (weight * ratio.sum() + config.aspect_prior * usual) / (
@@ -232,6 +247,7 @@ def _costs(shapes: tuple[F64, F64] | None, count: int, config: OutlineConfig) ->
     )
     aspect = min(high, max(low, aspect))
     cost = config.angle_weight * square + weight * (ratio - aspect) ** 2
+    cost += config.area_weight * (area - np.median(area)) ** 2
     return np.minimum(cost, config.cap), config.aspect_prior * (aspect - usual) ** 2
 
 
@@ -263,7 +279,7 @@ def _fitted(stacked: F64, camera: F64, prior: F64 | None, config: OutlineConfig)
     def cost(tilt: float, around: float) -> float:
         normal = normal_of(tilt, around)
         costs, aspect = _costs(quad_shapes(stacked, camera, normal), len(stacked), config)
-        total = float(costs.sum()) + aspect
+        total = float(costs.sum()) + aspect + config.tilt_prior * tilt**2
         if prior is not None:
             apart = math.degrees(math.acos(min(1.0, float(normal @ prior))))
             total += config.prior * apart**2

@@ -146,3 +146,14 @@ def test_the_canonical_frame_is_levelled_by_one_card_s_outline() -> None:
     ).reshape(4, 2)
     angle, sureness = quad_angle(np.eye(3), [np.asarray(placed, np.float64)])
     assert abs(angle) < 2.0 and sureness > 0.9
+
+
+@pytest.mark.parametrize("aspect", [0.64, 0.716])
+def test_a_camera_over_the_table_is_not_taken_tilted_for_a_deck_s_aspect(aspect: float) -> None:
+    """Straight above, one card of any deck says no tilt (a tilt would stretch it to the usual
+    aspect as well), and cards spread apart say none by their areas alike."""
+    sight = view(POSES["overhead"], FRAME_SIZES["720p"])
+    for spots in (SPOTS[:1], [spot for spot in SPOTS if spot[2] == 0.0]):
+        quads = [sight.to_picture(_corners(x, y, a, aspect)) for x, y, a in spots]
+        normal = tilt_from_quads(quads, FRAME_SIZES["720p"], 66.0)
+        assert normal is not None and math.degrees(math.acos(normal[2])) < 2.0
