@@ -85,6 +85,12 @@ class PipConfig:
     figure_ace: float = 0.5
     #: A red or black reading is wrong this often.
     wrong_colour: float = 0.1
+    #: A face with more than this share in a strong colour other than red (saturation and
+    #: brightness at least `strong_saturation` of 255, hue beyond `red_hue` of red's, on
+    #: OpenCV's 0-180 scale) is a figure (a penguin's yellow feet), not pips.
+    most_colour: float = 0.03
+    strong_saturation: int = 100
+    red_hue: int = 12
     #: A face's ink is red where its red channel exceeds the others by this (grey levels)
     #: on average over the ink.
     red_margin: float = 30.0
@@ -182,6 +188,8 @@ def count_pips(cut: FaceCut, config: PipConfig = DEFAULT_PIPS) -> PipCount | Non
     contrast = white - ink_level
     if contrast < config.least_contrast:
         return None
+    if _colourful(cut.face, config) > config.most_colour:
+        return PipCount(0, None)  # a figure drawn in more than red and black: its colour untold
     ink = (darkest < white - config.ink_share * contrast).astype(np.uint8)
     found, labels, stats, middles = cv2.connectedComponentsWithStats(ink, connectivity=8)
     areas = stats[1:found, cv2.CC_STAT_AREA].astype(np.float64) / cut.index**2
@@ -202,6 +210,15 @@ def count_pips(cut: FaceCut, config: PipConfig = DEFAULT_PIPS) -> PipCount | Non
     if {True, False} <= colours:  # a number card's pips are all one colour: a court figure's not
         return None
     return PipCount(len(pips), red)
+
+
+def _colourful(face: Image, config: PipConfig) -> float:
+    """The share of `face` in a strong colour other than red (pips are red or black)."""
+    hsv = cv2.cvtColor(face, cv2.COLOR_BGR2HSV).astype(np.int16)
+    hue, saturation, value = hsv[..., 0], hsv[..., 1], hsv[..., 2]
+    reddish = (hue <= config.red_hue) | (hue >= 180 - config.red_hue)
+    strong = (saturation >= config.strong_saturation) & (value >= config.strong_saturation)
+    return float((strong & ~reddish).mean())
 
 
 def _unmatched(points: npt.NDArray[np.float64], tolerance: float) -> int:

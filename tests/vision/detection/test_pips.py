@@ -182,3 +182,15 @@ def test_a_figure_may_be_an_ace() -> None:
     chances = pip_chances(PipCount(0, red=False)).reshape(4, 13)
     assert chances[:, 10:].sum() > 0.5
     assert chances[[0, 3], 0].sum() > 0.1  # a pictured ace of clubs or spades
+
+
+def test_a_face_in_other_colours_than_red_and_black_is_a_figure() -> None:
+    """A figure drawn in yellow and blue as well (the penguins deck's courts), whatever its
+    blobs: never a count of pips."""
+    picture, indices = table("8S")
+    cut = cut_face(picture, indices)
+    assert cut is not None
+    face = cut.face.copy()
+    middle = face.shape[0] // 2
+    face[middle - 6 : middle + 6, 4:-4] = (0, 210, 240)  # a yellow beak between the pips
+    assert count_pips(FaceCut(face, cut.index)) == PipCount(0, None)
