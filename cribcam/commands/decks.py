@@ -46,6 +46,7 @@ import numpy as np
 from tqdm import tqdm
 
 from cribcam.commands.art import at_least
+from vision.decks.calibration import TeachingPhoto, teaching_photos
 from vision.decks.enroll import (
     READ_PX,
     Candidate,
@@ -172,7 +173,8 @@ def run_enroll(args: argparse.Namespace) -> int:
     cards = enrollment.labelled()
     corners = sum(len(patches) for _, patches in cards)
     print(f"{_cards(len(cards))}, {corners} corners to learn from")
-    return _tune(args, store_of(args), args.name, cards)
+    teaching = teaching_photos(enrollment, [load for _, load in photos])
+    return _tune(args, store_of(args), args.name, cards, teaching)
 
 
 def run_deck(args: argparse.Namespace) -> int:
@@ -217,7 +219,8 @@ def run_deck(args: argparse.Namespace) -> int:
 
 
 def _tune(args: argparse.Namespace, store: ProfileStore, name: str,
-          cards: list[tuple[str, list[Image]]] | None) -> int:  # fmt: skip
+          cards: list[tuple[str, list[Image]]] | None,
+          teaching: list[TeachingPhoto] | None = None) -> int:  # fmt: skip
     from cribtrain.fit.tune import TuneSettings, tune_profile
 
     bar = tqdm(total=100, desc="tuning", unit="%")
@@ -229,7 +232,8 @@ def _tune(args: argparse.Namespace, store: ProfileStore, name: str,
     try:
         settings = TuneSettings(budget_s=args.budget)
         result = tune_profile(
-            store, name, cards, base_models=args.models, settings=settings, progress=progress
+            store, name, cards, base_models=args.models, settings=settings, progress=progress,
+            teaching=teaching,
         )
     except KeyboardInterrupt:
         bar.close()
