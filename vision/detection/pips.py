@@ -7,7 +7,8 @@ the frame the indices were found in (its full resolution), marks its ink (the da
 well under the card's white: black and red ink alike), and counts the blobs of a pip's size:
 
 - one to ten blobs of alike size: that many pips, the rank's chance highest at that count;
-- a blob much larger than a pip (a court figure): a J, Q or K (or a pictured ace), no more said;
+- a blob much larger than a pip, or a face in a strong colour other than red (a court figure):
+  a J, Q or K (or a pictured ace), no more said;
 - anything else (nothing inked, blobs of all sizes, a card half covered): no reading.
 
 The ink's colour (red against black) says the suit's colour. The result is a chance for each
