@@ -69,9 +69,6 @@ class ReadingConfig:
     #: the base reader named in the real held-out photos (14 of them read right, under the
     #: card threshold); beside the base it lost 2 and named 2 the base missed.
     deck_keeps_base: bool = True
-    #: A deck's reader reads at the card threshold fitted on its teaching photos
-    #: (`vision.decks.calibration`, the deck folder's calibration.json), else at the base's.
-    deck_threshold: bool = False
     #: Below this probability an index's orientation is left unknown.
     min_orientation_confidence: float = 0.9
     #: How index readings group into cards; its `min_score` gives way to the card threshold of

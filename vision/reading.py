@@ -133,24 +133,13 @@ class CardReader:
         self.finder = IndexFinder(detector, backend, config, exact=float32, threads=threads)
         self.runtime = self.finder.runtime
         self.index_reader = IndexReader.load(models_dir, reader_path, config, self._load)
-        self.calibration: ScoreCalibration | None = self._calibration(models_dir, reader_path)
+        self.calibration: ScoreCalibration | None = ScoreCalibration.load(models_dir)
         turned = models_dir / ORIENTATION_FILE
         self._orientation = (
             OrientationReader(self._load(turned), config.min_orientation_confidence)
             if turned.exists()
             else None
         )
-
-    def _calibration(self, models_dir: Path, reader_path: Path | None) -> ScoreCalibration | None:
-        """The models' calibration, at a deck's own card threshold where its folder holds one
-        (`ReadingConfig.deck_threshold`); the scoring weights stay the models' own."""
-        base = ScoreCalibration.load(models_dir)
-        if base is None or reader_path is None or not self.config.deck_threshold:
-            return base
-        if reader_path.parent.resolve() == models_dir.resolve():
-            return base
-        deck = ScoreCalibration.load(reader_path.parent)
-        return base if deck is None else replace(base, card_threshold=deck.card_threshold)
 
     def _load(self, path: Path) -> Forward:
         return load_model(path, self.backend, exact=self.float32, threads=self.threads).run

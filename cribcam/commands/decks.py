@@ -46,7 +46,6 @@ import numpy as np
 from tqdm import tqdm
 
 from cribcam.commands.art import at_least
-from vision.decks.calibration import TeachingPhoto, teaching_photos
 from vision.decks.enroll import (
     READ_PX,
     Candidate,
@@ -173,8 +172,7 @@ def run_enroll(args: argparse.Namespace) -> int:
     cards = enrollment.labelled()
     corners = sum(len(patches) for _, patches in cards)
     print(f"{_cards(len(cards))}, {corners} corners to learn from")
-    teaching = teaching_photos(enrollment, [load for _, load in photos])
-    return _tune(args, store_of(args), args.name, cards, teaching)
+    return _tune(args, store_of(args), args.name, cards)
 
 
 def run_deck(args: argparse.Namespace) -> int:
@@ -219,8 +217,7 @@ def run_deck(args: argparse.Namespace) -> int:
 
 
 def _tune(args: argparse.Namespace, store: ProfileStore, name: str,
-          cards: list[tuple[str, list[Image]]] | None,
-          teaching: list[TeachingPhoto] | None = None) -> int:  # fmt: skip
+          cards: list[tuple[str, list[Image]]] | None) -> int:  # fmt: skip
     from cribtrain.fit.tune import TuneSettings, tune_profile
 
     bar = tqdm(total=100, desc="tuning", unit="%")
@@ -232,8 +229,7 @@ def _tune(args: argparse.Namespace, store: ProfileStore, name: str,
     try:
         settings = TuneSettings(budget_s=args.budget)
         result = tune_profile(
-            store, name, cards, base_models=args.models, settings=settings, progress=progress,
-            teaching=teaching,
+            store, name, cards, base_models=args.models, settings=settings, progress=progress
         )
     except KeyboardInterrupt:
         bar.close()

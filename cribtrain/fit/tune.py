@@ -40,16 +40,8 @@ from cribtrain.fit.tune_data import (
     varied_crop,
     write_class_tree,
 )
-from vision.decks.calibration import (
-    DEFAULT_DECK_CALIBRATION,
-    DeckCalibrationConfig,
-    TeachingPhoto,
-    fit_deck_threshold,
-    save_deck_calibration,
-)
 from vision.decks.enroll import READ_PX, crop_from_patch
 from vision.decks.profiles import Profile, ProfileStore, file_hash, write_patch
-from vision.detection.calibration import CALIBRATION_FILE
 from vision.detection.detections import CLASS_NAMES
 from vision.detection.models import MODELS_DIR, READER_FILE, load_model, model_input
 from vision.detection.reader import light_on_dark
@@ -61,7 +53,6 @@ from vision.detection.reader_classes import (
     reader_info,
 )
 from vision.errors import VisionError
-from vision.reading import CardReader
 
 Image = npt.NDArray[np.uint8]
 Progress = Callable[[float, str], None]
@@ -111,8 +102,6 @@ class TuneSettings:
     tuned_share: float = 0.5
     batch: int = 64
     seed: int = 0
-    #: Whether and how the deck's own card threshold is fitted on its teaching photos.
-    calibration: DeckCalibrationConfig = DEFAULT_DECK_CALIBRATION
 
 
 @dataclass(frozen=True)
@@ -124,8 +113,6 @@ class TuneResult:
     seconds: float
     #: True when the tune read the held-back corners clearly worse and the deck kept the base.
     kept_base: bool = False
-    #: The deck's own card threshold (None: no teaching photos given, the base's is read at).
-    card_threshold: float | None = None
 
 
 def classifier(onnx: Path) -> Callable[[Image], npt.NDArray[np.float32]]:
@@ -201,14 +188,10 @@ def tune_profile(
     settings: TuneSettings = TuneSettings(),
     progress: Progress | None = None,
     cancel: Cancel | None = None,
-    teaching: Sequence[TeachingPhoto] | None = None,
 ) -> TuneResult:
     """Tune deck `name` on `cards` (a new enrolment: replaces the profile's patches) or, with
     None, on the patches the profile already holds (enrolment plus game corrections).
-    `base_weights` default to `reader.pt` beside the base reader. `teaching`: the photos the
-    cards were confirmed on, to fit the deck's own card threshold (`vision.decks.calibration`);
-    without them the deck reads at the base's (a threshold fitted for an earlier tune's reader
-    is dropped)."""
+    `base_weights` default to `reader.pt` beside the base reader."""
     start = time.monotonic()
     base_onnx = base_models / READER_FILE
     base_weights = base_weights or base_models / WEIGHTS_FILE
@@ -246,40 +229,21 @@ def tune_profile(
             shutil.copyfile(base_onnx, staged / READER_FILE)
         base_share = 1.0 if kept_base else 1.0 - settings.tuned_share
         set_metadata(staged / READER_FILE, {INK_KEY: ink, BASE_SHARE_KEY: f"{base_share:g}"})
-        threshold = _fit_threshold(staged, base_models, teaching, settings, progress)
         seconds = time.monotonic() - start
         record.update(
             base_model=file_hash(base_onnx), tuned=_now(), tune_seconds=round(seconds, 1),
             accuracy_before=before, accuracy_after=after, held_out=len(held),
             reader="base" if kept_base else "tuned", ink=ink, light_ink_share=round(light_share, 3),
-            card_threshold=threshold,
         )  # fmt: skip
         if cancel is not None and cancel():
             raise TuneCancelled("tune cancelled")
         profile = store.commit(staged, record)
-        return TuneResult(profile, before, after, len(held), seconds, kept_base, threshold)
+        return TuneResult(profile, before, after, len(held), seconds, kept_base)
     except BaseException:
         store.discard(staged)
         raise
     finally:
         shutil.rmtree(work, ignore_errors=True)
-
-
-def _fit_threshold(staged: Path, base_models: Path, teaching: Sequence[TeachingPhoto] | None,
-                   settings: TuneSettings, progress: Progress | None) -> float | None:  # fmt: skip
-    """The deck's card threshold fitted on its `teaching` photos with the staged reader, saved
-    in the staged folder; None (and no file: the base's is read at) without photos or where
-    the fit is off (`DeckCalibrationConfig.enabled`)."""
-    (staged / CALIBRATION_FILE).unlink(missing_ok=True)
-    if not teaching or not settings.calibration.enabled:
-        return None
-    reader = CardReader(base_models, reader_path=staged / READER_FILE)
-    if reader.calibration is None:
-        return None
-    _report(progress, 1.0, "fitting the card threshold")
-    fit = fit_deck_threshold(reader, teaching, settings.calibration)
-    save_deck_calibration(staged, reader.calibration, fit)
-    return fit.card_threshold
 
 
 def _record(store: ProfileStore, name: str, staged: Path,

@@ -59,11 +59,9 @@ class ReaderSetup(NamedTuple):
 
     path: Path
     small: bool = True
-    #: Read at the deck's own card threshold (`ReadingConfig.deck_threshold`).
-    deck_threshold: bool = False
 
     def app(self, models: Path) -> CardReader:
-        config = ReadingConfig(small_reader=self.small, deck_threshold=self.deck_threshold)
+        config = ReadingConfig(small_reader=self.small)
         return CardReader(models, reader_path=self.path, config=config)
 
 

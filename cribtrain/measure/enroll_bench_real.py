@@ -41,8 +41,6 @@ from cribtrain.data.realsplit import read_shots, split_part
 from cribtrain.fit.tune import TuneSettings, tune_profile
 from cribtrain.measure.enroll_bench import ReaderSetup, report, stage_probabilities
 from cribtrain.measure.evaluate import CardSetCounts, labelled_photos
-from vision.decks.calibration import DeckCalibrationConfig, TeachingPhoto, holding
-from vision.decks.calibration import teaching_photos as teaching_photos_of
 from vision.decks.enroll import READ_PX, Enrollment, Shot, cut_patch, pooled_patches, propose
 from vision.decks.profiles import ProfileStore
 from vision.detection.crops import crop_index
@@ -247,15 +245,9 @@ def _add_crops(frame: Image, labels: Detections, photo: int, crops: list[Image],
         card_of.append(photo * CARD_KEY + class_id)
 
 
-def compared_readers(models: Path, taught: Path, deck_threshold: bool = False
-                     ) -> dict[str, ReaderSetup]:  # fmt: skip
-    """The base models ("base") and the taught deck as the app reads with it ("taught"); with
-    `deck_threshold`, the taught deck at its own card threshold too, fitted on its teaching
-    photos ("deck-thr": `vision.decks.calibration`)."""
-    readers = {"base": ReaderSetup(models / READER_FILE), "taught": ReaderSetup(taught)}
-    if deck_threshold:
-        readers["deck-thr"] = ReaderSetup(taught, deck_threshold=True)
-    return readers
+def compared_readers(models: Path, taught: Path) -> dict[str, ReaderSetup]:
+    """The base models ("base") and the taught deck as the app reads with it ("taught")."""
+    return {"base": ReaderSetup(models / READER_FILE), "taught": ReaderSetup(taught)}
 
 
 #: How the bench teaches: "player" proposes each covering photo's cards with the app's
@@ -276,13 +268,10 @@ def bench_group(group: str, dataset: Path, split: dict[str, list[str]], models: 
     training = {name: shots[name].cards for name in split["train"] if shots[name].group == group}
     test = [name for name in split["holdout"] if shots[name].group == group]
     player: dict[str, int] = {}
-    photos_taught: list[TeachingPhoto] | None = None
     if teach_by == "player":
         teach = covering_photos(training)
         taught = player_teaching(dataset, teach, CardReader(models), relabel)
         cards = taught.enrollment.labelled()
-        frames = [holding(frame) for _, frame, _ in labelled_photos(dataset, teach, relabel)]
-        photos_taught = teaching_photos_of(taught.enrollment, frames)
         player = {"proposals": taught.proposals, "corrections": taught.corrections,
                   "mixed": taught.mixed, "unseen": taught.unseen}  # fmt: skip
     else:
@@ -291,19 +280,16 @@ def bench_group(group: str, dataset: Path, split: dict[str, list[str]], models: 
     with tempfile.TemporaryDirectory() as root:
         start = time.monotonic()
         result = tune_profile(ProfileStore(keep or Path(root)), group, cards, base_models=models,
-                              settings=settings, progress=None,
-                              teaching=photos_taught)  # fmt: skip
+                              settings=settings, progress=None)  # fmt: skip
         seconds = time.monotonic() - start
-        readers = compared_readers(models, result.profile.reader,
-                                   settings.calibration.enabled)  # fmt: skip
+        readers = compared_readers(models, result.profile.reader)
         read = read_photos(dataset, test, models, readers, relabel, rounds)
     return {
         "group": group, "teaching": teach_by, "teaching_photos": len(teach),
         "cards_taught": len(cards), "patches": sum(len(p) for _, p in cards), **player,
         "test_photos": len(test),
         "held_back_before": result.accuracy_before, "held_back_after": result.accuracy_after,
-        "kept_base": result.kept_base, "card_threshold": result.card_threshold,
-        "tune_seconds": round(seconds, 1), "read": read,
+        "kept_base": result.kept_base, "tune_seconds": round(seconds, 1), "read": read,
     }  # fmt: skip
 
 
@@ -322,8 +308,6 @@ def table(result: dict[str, Any]) -> list[str]:
         for value in (result["held_back_before"], result["held_back_after"])
     )
     kept = " (kept the base reader)" if result["kept_base"] else ""
-    if result.get("card_threshold") is not None:
-        kept += f"; deck card threshold {result['card_threshold']:g}"
     lines = [
         f"{result['group']}: taught from {result['teaching_photos']} photos "
         f"({result['cards_taught']} cards, {result['patches']} corners; tune "
@@ -367,14 +351,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=1,
                         help="times each reading reads each photo (for the timing)")  # fmt: skip
     parser.add_argument("--out", type=Path, help="also write the results here (JSON)")
-    parser.add_argument("--deck-threshold", action="store_true",
-                        help="--teach player: fit each deck's card threshold on its teaching "
-                        "photos and read at it too (reading 'deck-thr')")  # fmt: skip
     args = parser.parse_args(argv)
     os.environ.setdefault("YOLO_VERBOSE", "false")  # the tunes' training logs: only the table
     split = {part: split_part(args.split, part) for part in ("train", "holdout")}
-    fit = DeckCalibrationConfig(enabled=args.deck_threshold)
-    settings = TuneSettings(budget_s=args.budget, calibration=fit)
+    settings = TuneSettings(budget_s=args.budget)
     return report(
         (bench_group(group, args.dataset, split, args.models, settings, args.relabel,
                      args.photos, args.rounds, args.teach, args.keep)

@@ -626,8 +626,7 @@ def test_enroll_cli_takes_photos_where_cards_repeat(
 
     tuned: list[list[tuple[str, list[Image]]]] = []
 
-    def fake_tune(args: argparse.Namespace, store: ProfileStore, name: str, cards: Any,
-                  teaching: Any = None) -> int:
+    def fake_tune(args: argparse.Namespace, store: ProfileStore, name: str, cards: Any) -> int:
         tuned.append(cards)
         return 0
 
@@ -693,8 +692,7 @@ def enroll_cli(
     readers: list[Path | None] = []
     tuned: list[Any] = []
 
-    def fake_tune(args: argparse.Namespace, store: ProfileStore, name: str, cards: Any,
-                  teaching: Any = None) -> int:
+    def fake_tune(args: argparse.Namespace, store: ProfileStore, name: str, cards: Any) -> int:
         tuned.append(cards)
         return 0
 
