@@ -18,8 +18,8 @@ import cv2
 import numpy as np
 
 from scorer.cards import Card
-from tablemode.mapping import F64, placed_all
 from vision.table.cards import FrameCards
+from vision.table.mapping import F64, placed_all
 
 
 @dataclass(frozen=True)

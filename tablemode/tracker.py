@@ -23,11 +23,11 @@ import numpy as np
 
 from scorer.game import Game
 from tablemode.knocks import DEFAULT_KNOCKS, KnockConfig, KnockFollower
-from tablemode.mapping import F64, apply, placed_all
 from tablemode.seats import LAYOUTS, SeatLearner, layout_for, table_phase, table_seat
 from tablemode.view import TableView, table_view
 from vision.table.cards import FrameCards
 from vision.table.changes import ChangeReader, RegionReader
+from vision.table.mapping import F64, apply, placed_all
 from vision.table.plane import TablePlane
 from vision.table.plane_reading import FrameReader, Image, PlaneReading
 from vision.table.roles import Seat, TableState

@@ -8,7 +8,6 @@ import numpy as np
 from scorer.cards import parse_card
 from scorer.game import Game
 from scorer.settings import Settings
-from tablemode.mapping import map_box, map_point
 from tablemode.seats import SeatLearner
 from tablemode.tracker import TableTracker, TrackerConfig
 from tablemode.view import TableView
@@ -16,6 +15,7 @@ from tests.tabletop import card_detections, table
 from tests.vision.table.test_changes import ON_TABLE, FakeReader, scene
 from tests.vision.table.test_changes import SIZE as CHANGES_SIZE
 from vision.table.cards import FrameCards, cards_from_detections
+from vision.table.mapping import map_box, map_point
 
 PICTURE = (640, 480)
 IMAGE = np.zeros((PICTURE[1], PICTURE[0], 3), np.uint8)

@@ -28,6 +28,7 @@ import numpy.typing as npt
 
 from vision.detection.detections import Detections
 from vision.table.cards import FrameCards, SeenCard
+from vision.table.mapping import apply, mapped_boxes
 from vision.table.outlines import (
     DEFAULT_OUTLINES,
     OutlineConfig,
@@ -188,7 +189,7 @@ class TablePlane:
         scaled to `PlaneConfig.glyph` pixels an index, the picture's centre in the middle."""
         turn = self._turn()
         width, height = self.picture
-        centre = _apply(turn, np.array([[width / 2, height / 2]]))[0]
+        centre = apply(turn, np.array([[width / 2, height / 2]]))[0]
         middle, scale = self.config.side / 2, (self.scale or 1.0) / _local_scale(turn, centre)
         place = np.array([[scale, 0, middle - scale * centre[0]],
                           [0, scale, middle - scale * centre[1]], [0, 0, 1]])  # fmt: skip
@@ -205,7 +206,7 @@ class TablePlane:
         if self.quads:  # the cards' outlines say it exactly, whatever lies on the cards' faces
             angle, sureness = quad_angle(self.homography(), self.quads)
         else:
-            placed = _apply(self.homography(), np.array(centres, np.float64))
+            placed = apply(self.homography(), np.array(centres, np.float64))
             angle, sureness = edge_angle(
                 self.warp(picture),
                 [(float(x), float(y)) for x, y in placed],
@@ -220,7 +221,7 @@ class TablePlane:
         turn = self._turn()
         turned = [_mapped_size(turn, seen) for seen in frame.cards if seen.in_frame]
         width, height = self.picture
-        at_centre = _local_scale(turn, _apply(turn, np.array([[width / 2, height / 2]]))[0])
+        at_centre = _local_scale(turn, apply(turn, np.array([[width / 2, height / 2]]))[0])
         self._measure([size / at_centre for size in turned])
         if self.scale is None:
             return frame
@@ -297,7 +298,7 @@ def quad_angle(homography: F64, quads: list[F64]) -> tuple[float, float]:
     weighted by its length, as `edge_angle` weighs edge pixels."""
     if not quads:
         return 0.0, 0.0
-    points = _apply(homography, np.concatenate(quads)).reshape(-1, 4, 2)
+    points = apply(homography, np.concatenate(quads)).reshape(-1, 4, 2)
     sides = (np.roll(points, -1, axis=1) - points).reshape(-1, 2)
     lengths = np.linalg.norm(sides, axis=1)
     angle = 4 * np.arctan2(sides[:, 1], sides[:, 0])
@@ -325,36 +326,18 @@ def _local_scale(homography: F64, point: F64) -> float:
     return float(1 / math.sqrt(abs(np.linalg.det(jacobian))))
 
 
-def _apply(homography: F64, points: F64) -> F64:
-    flat = np.column_stack([points, np.ones(len(points))]) @ homography.T
-    return np.asarray(flat[:, :2] / flat[:, 2:], np.float64)
-
-
-def _corners(boxes: npt.NDArray[np.float32]) -> F64:
-    """Each box's four corners, (n * 4, 2)."""
-    x1, y1, x2, y2 = (boxes[:, i].astype(np.float64) for i in range(4))
-    return np.stack([np.stack([x1, y1], 1), np.stack([x2, y1], 1), np.stack([x2, y2], 1),
-                     np.stack([x1, y2], 1)], 1).reshape(-1, 2)  # fmt: skip
-
-
-def _mapped_boxes(homography: F64, boxes: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-    """Each box's corners mapped, and the box around them."""
-    corners = _apply(homography, _corners(boxes)).reshape(-1, 4, 2)
-    return np.concatenate([corners.min(axis=1), corners.max(axis=1)], axis=1).astype(np.float32)
-
-
 def _mapped_size(homography: F64, seen: SeenCard) -> float:
-    boxes = _mapped_boxes(homography, seen.detections.boxes)
+    boxes = mapped_boxes(homography, seen.detections.boxes)
     return float((boxes[:, 2:] - boxes[:, :2]).max(axis=1).mean())
 
 
 def _placed(homography: F64, seen: SeenCard) -> SeenCard:
     """`seen` with its boxes, centre and index size in the canonical frame."""
-    boxes = _mapped_boxes(homography, seen.detections.boxes)
+    boxes = mapped_boxes(homography, seen.detections.boxes)
     detections = seen.detections.with_rows(boxes=boxes)
     x1, y1 = (float(v) for v in boxes[:, :2].min(axis=0))
     x2, y2 = (float(v) for v in boxes[:, 2:].max(axis=0))
-    cx, cy = _apply(homography, np.array([seen.centre], np.float64))[0]
+    cx, cy = apply(homography, np.array([seen.centre], np.float64))[0]
     size = float((boxes[:, 2:] - boxes[:, :2]).max(axis=1).mean())
     return replace(seen, box=(x1, y1, x2, y2), centre=(float(cx), float(cy)), glyph_size=size,
                    detections=detections)  # fmt: skip

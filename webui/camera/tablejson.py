@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from tablemode.mapping import F64, map_box, map_point
 from tablemode.tracker import SeatMark
 from vision.frame_json import card_json, conflict_json
 from vision.table.cards import SeenCard
+from vision.table.mapping import F64, map_box, map_point
 from vision.table.roles import TableState, Undecided
 
 
