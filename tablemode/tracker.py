@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from scorer.cards import Card
 from scorer.game import Game
 from tablemode.knocks import DEFAULT_KNOCKS, KnockConfig, KnockFollower
 from tablemode.seats import LAYOUTS, SeatLearner, layout_for, table_phase, table_seat
@@ -288,8 +289,9 @@ class TableTracker:
                 phase = table_phase(game)
             seating = self.seats.seating if self.table is not None else self.smoother.seating
             smoothed = self.smoother.update(
-                cards, self.size, dealer=dealer, seating=seating, phase=phase, timestamp=timestamp
-            )
+                cards, self.size, dealer=dealer, seating=seating, phase=phase,
+                timestamp=timestamp, laid=None if game is None else _laid(game),
+            )  # fmt: skip
             if smoothed.events:
                 if frame is None and self.keep is not None:
                     frame = self.keep(image)
@@ -331,6 +333,14 @@ class _Capture:
         self._read += 1
         self.found = max(self.found, sum(1 for c in cards.cards if c.in_frame))
         return cards
+
+
+def _laid(game: Game) -> list[Card]:
+    """The cards the game holds as laid in this deal's play, as the players confirmed them."""
+    deal = game.deal_state
+    if deal is None or deal.pegging is None:
+        return []
+    return [card for cards in deal.pegging.played for card in cards]
 
 
 def _inverse(table: TablePlane, correction: F64) -> F64:

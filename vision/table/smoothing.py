@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -201,6 +201,8 @@ class _Track:
     arrived: int = -1
     #: Its play event was emitted this deal (whatever its identity reads since).
     played: bool = False
+    #: Cards the players said it is not: laid as one of them, the game took it as another.
+    ruled_out: set[Card] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         if self.arrived < 0:
@@ -248,9 +250,17 @@ class _Track:
             self.sightings += 1
             count = len(self.evidence) ** self.config.evidence_count_power
             self.posterior = fuse(self.evidence, self.config.evidence_scale / count)
-            self.identity = card_of_class(int(self.posterior.argmax()))
+            self.identify()
         if self.decided:  # decided in an unbroken run of sightings: on the table at once
             self.accepted = True
+
+    def identify(self) -> None:
+        """Its identity: the likeliest card by its evidence that the players did not rule out."""
+        if self.posterior is None:
+            return
+        chances = self.posterior.copy()
+        chances[[class_of_card(c) for c in self.ruled_out]] = -1.0
+        self.identity = card_of_class(int(chances.argmax()))
 
     def _evidence(self, seen: SeenCard, rows: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """One sighting's weighted log chances from its corner readings `rows`: each corner a
@@ -397,6 +407,11 @@ def corner_chances(seen: SeenCard) -> npt.NDArray[np.float64]:
     return seen.distribution[np.newaxis]
 
 
+def _crowded(state: TableState) -> int:
+    """Rows holding more cards or groups than a seat lays (`assign_roles`)."""
+    return sum(1 for u in state.undecided if u.code in ("too many", "groups"))
+
+
 def fuse(evidence: Iterable[npt.NDArray[np.float64]], scale: float) -> npt.NDArray[np.float64]:
     """The 52 class chances that sightings' log chances (`evidence`) add up to, `scale` tempering
     their sum.
@@ -429,6 +444,8 @@ class TableSmoother:
         self._tracks: list[_Track] = []
         self._frame = -1
         self._laid: list[PlayEvent] = []
+        #: The track each play event was laid from.
+        self._laid_from: list[_Track] = []
         self._emitted: set[Card] = set()
         #: When the last card played this deal was laid (-1: none yet).
         self._last_laid = -1
@@ -444,6 +461,7 @@ class TableSmoother:
         since the new deal's `starter` (as the game has it) when it lies here: the game may
         take the starter only as the first card laid is seen (both read late)."""
         self._laid.clear()
+        self._laid_from.clear()
         self._emitted.clear()
         self._last_laid = -1
         turned = [t.arrived for t in self._tracks if starter is not None and t.identity == starter]
@@ -462,11 +480,13 @@ class TableSmoother:
         timestamp: float | None = None,
         seating: Seating = DEFAULT_SEATING,
         phase: TablePhase | None = None,
+        laid: Collection[Card] | None = None,
     ) -> SmoothedFrame:
         """The smoothed table after `frame`; `seating` says where the seats sit (learnt on the
         table plane, or the picture's edges). A new seating re-zones every card once: the roles
         kept were decided by where the seats were thought to be. `phase` is where the game
-        says the deal is (None: unknown, roles by place alone)."""
+        says the deal is (None: unknown, roles by place alone); `laid`, the cards the game
+        holds as laid this deal (None: no game), corrections by the players included."""
         self._frame += 1
         if seating != self.seating:
             self.seating = seating
@@ -474,18 +494,28 @@ class TableSmoother:
                 # The starter is the card turned before the play, wherever the seats are.
                 if phase in (None, "deal") or track.role is None or track.role.kind != "starter":
                     track.role, track.role_spot = None, None
+        if laid is not None:
+            self._release(laid)
         shift = self._match(list(frame.cards))
         self._tracks = [t for t in self._tracks if not t.expired]
         tracks, conflicts = self._accepted_tracks()
-        state = assign_roles(
-            FrameCards(tuple(t.as_seen() for t in tracks), frame.conflicts + tuple(conflicts)),
-            self.layout,
-            frame_size,
-            dealer=dealer,
-            zones=self.zones,
-            seating=self.seating,
-            phase=phase,
-        )
+
+        def assign(tracks: list[_Track]) -> TableState:
+            seen = FrameCards(tuple(t.as_seen() for t in tracks), (*frame.conflicts, *conflicts))
+            return assign_roles(seen, self.layout, frame_size, dealer=dealer, zones=self.zones,
+                                seating=self.seating, phase=phase)  # fmt: skip
+
+        state = assign(tracks)
+        if crowded := _crowded(state):
+            # More cards in a row than a seat lays: a lone index beside a card seen whole is
+            # that card's corner misread (its card's centre guessed on the wrong side), no card.
+            lone = [t for t in tracks if not t.played and self._corner_of_another(t)]
+            cards = list(tracks)
+            for track in sorted(lone, key=lambda t: -t.arrived):  # the latest first
+                cards.remove(track)
+                if _crowded(fewer := assign(cards)) < crowded:
+                    tracks, state = cards, fewer
+                    break
         now = state.roles()
         kept = {t.identity: t.keep_role(now[t.identity]) for t in tracks if t.identity}
         if phase == "show" and dealer is not None:
@@ -593,6 +623,18 @@ class TableSmoother:
                 self._tracks.append(track)
         return shift
 
+    def _release(self, laid: Collection[Card]) -> None:
+        """The players' word over the reader's: a card laid as read here that the game took as
+        another (a player corrected it) is not that card: it keeps its next likeliest name and
+        leaves the name to a card laid later that reads so. The game's plays are taken in the
+        order they were laid here (`tablemode.follow`)."""
+        for number, (event, track) in enumerate(zip(self._laid, self._laid_from, strict=True), 1):
+            if event.card in laid or number > len(laid) or event.card in track.ruled_out:
+                continue  # taken as read, not taken yet, or already released
+            track.ruled_out.add(event.card)
+            track.identify()
+            self._emitted.discard(event.card)
+
     def _accepted_tracks(self) -> tuple[list[_Track], list[Conflict]]:
         """One track per identity among the accepted; extra spots with it are conflicts."""
         holders: dict[Card, list[_Track]] = {}
@@ -678,5 +720,6 @@ class TableSmoother:
             track.played = True
             self._last_laid = max(self._last_laid, track.arrived)
             self._laid.append(event)
+            self._laid_from.append(track)
             events.append(event)
         return tuple(events)

@@ -462,3 +462,34 @@ def test_a_card_seen_by_one_corner_alone_is_laid() -> None:
     lone = card_detections("9C", (640, 180), rotation=2, corners="tl")
     events = [e for _ in range(6) for e in feed(smoother, table([lone])).events]
     assert [str(e) for e in events] == ["top laid 9C"]
+
+
+def test_a_misread_corner_does_not_crowd_a_full_play_row() -> None:
+    """A lone index beside a card seen whole (that card's corner misread) is no fifth card of
+    a row of four: the row keeps its cards, nothing is left undecided."""
+    smoother = TableSmoother(TWO)
+    start_empty(smoother)
+    cards = ["2C", "7H", "JS", "AH"]
+    for laid in range(1, 4):  # laid one by one, each seen whole as it is laid
+        for _ in range(5):
+            feed(smoother, table([play_row("top", cards[:laid])]))
+    phantom = card_detections("JC", (700, 180), rotation=2, corners="tl")
+    for _ in range(5):
+        feed(smoother, table([play_row("top", cards[:3]), phantom]))
+    for _ in range(5):
+        state = feed(smoother, table([play_row("top", cards), phantom])).state
+    assert [str(c.card) for c in state.seats["top"].play] == ["2C", "7H", "JS", "AH"]
+    assert state.undecided == ()
+
+
+def test_a_card_the_players_corrected_leaves_its_name_to_the_card_it_was_read_as() -> None:
+    """Top's card read as AC was taken by the game as AS (a player's correction): the AC bottom
+    lays later is a play of its own, not top's card moving."""
+    smoother = TableSmoother(TWO)
+    start_empty(smoother)
+    top = play_row("top", ["AC"])
+    events = [e for _ in range(5) for e in feed(smoother, table([top]), laid=[]).events]
+    # now seen better, top's card reads as what it is
+    both = table([play_row("top", ["AS"]), play_row("bottom", ["AC"])])
+    events += [e for _ in range(5) for e in feed(smoother, both, laid=[parse_card("AS")]).events]
+    assert [str(e) for e in events] == ["top laid AC", "bottom laid AC"]
