@@ -164,10 +164,16 @@ class Follower:
         deal = game.deal_state
         assert deal is not None and deal.pegging is not None
         laid = sum(len(cards) for cards in deal.pegging.played)
-        free = self._free_events(deal.number, laid, len(view.plays))
+        key = f"deal {deal.number} play {laid + 1}"
+        played = {card for cards in deal.pegging.played for card in cards}
+        free = [
+            i for i in self._free_events(deal.number, laid, len(view.plays))
+            # a card the players entered already (a correction), seen laid: nothing new
+            if view.plays[i].reading.card not in played
+            or self._play_of(game, view.plays[i], key).options
+        ]  # fmt: skip
         if not free:
             return None
-        key = f"deal {deal.number} play {laid + 1}"
         first = self._play_of(game, view.plays[free[0]], key)
         laid_card = view.plays[free[0]].reading.card
         if (

@@ -13,7 +13,7 @@ from scorer.cards import parse_card, parse_cards
 from scorer.game import Game, Phase
 from scorer.settings import Settings
 from tablemode.config import TableModeConfig
-from tablemode.follow import Follower, Proposal
+from tablemode.follow import Follower, Proposal, option_for
 from tablemode.view import CardReading, LaidCard, TableView
 from tests.cribtrain.data.test_clips import THREE_DEAL, TWO_DEAL
 
@@ -260,3 +260,17 @@ def test_a_five_card_hand_not_all_turned_up_is_not_shown() -> None:
     for _ in range(4):
         assert apply_sure(game, follower, view(one, starter="AC")) == []
     assert game.phase is Phase.PLAY
+
+
+def test_a_card_the_players_entered_then_seen_laid_is_nothing_new() -> None:
+    """Play 1 read as 10C, a player put 10S on the form; the camera then lays the 10S it sees
+    at last: no question (no button could answer it), and the next card is the next play."""
+    game, follower = play_ready()
+    proposal = follower.proposals(game, view([(1, "10C")]))[0]
+    for step in option_for(game, proposal, [parse_card("10S")]).steps:  # type: ignore[union-attr]
+        step.apply(game)
+    seen = view([(1, "10C"), (1, "10S")])
+    patience = follower.config.order_patience
+    assert [follower.proposals(game, seen) for _ in range(patience + 2)] == [[]] * (patience + 2)
+    applied = apply_sure(game, follower, view([(1, "10C"), (1, "10S"), (0, "JH")]))
+    assert [p.options[0].cards for p in applied] == [(parse_card("JH"),)]

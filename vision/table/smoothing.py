@@ -118,6 +118,11 @@ class SmoothingConfig:
     #: A lone index (its card's other corner never seen) this close to a card seen whole may be
     #: that card's corner misread, and lays no play; farther off it is a card of its own.
     lone_beside: float = 6.0
+    #: A card that came with a card laid (within this many frames) and lies within this many
+    #: index sizes of it is that card, its corners read as another (a four-index card's two
+    #: pairs read apart): one card is laid at a time, and a row's cards lie farther apart.
+    twin_frames: int = 2
+    twin_within: float = 2.0
     #: Cards first seen in this many frames from the start were on the table before it.
     settle_frames: int = 2
     #: A card's centre guessed from one corner is off by up to this (its first whole sighting
@@ -508,8 +513,9 @@ class TableSmoother:
         state = assign(tracks)
         if crowded := _crowded(state):
             # More cards in a row than a seat lays: a lone index beside a card seen whole is
-            # that card's corner misread (its card's centre guessed on the wrong side), no card.
-            lone = [t for t in tracks if not t.played and self._corner_of_another(t)]
+            # that card's corner misread (its centre guessed on the wrong side), no card, and
+            # so is a card that came with a card laid, where it lies (`_not_a_card`).
+            lone = [t for t in tracks if not t.played and self._not_a_card(t)]
             cards = list(tracks)
             for track in sorted(lone, key=lambda t: -t.arrived):  # the latest first
                 cards.remove(track)
@@ -658,6 +664,21 @@ class TableSmoother:
                 )
         return kept, conflicts
 
+    def _not_a_card(self, track: _Track) -> bool:
+        """Whether `track` is most likely a card laid misread, no card of its own."""
+        return self._corner_of_another(track) or self._twin_of_played(track)
+
+    def _twin_of_played(self, track: _Track) -> bool:
+        """Whether `track` came with a card already laid, where that one lies (`twin_within`)."""
+        config = self.config
+        reach = config.twin_within * track.seen.glyph_size
+        return any(
+            other.played and other is not track
+            and abs(other.arrived - track.arrived) <= config.twin_frames
+            and math.dist(other.centre, track.centre) <= reach
+            for other in self._tracks
+        )  # fmt: skip
+
     def _corner_of_another(self, track: _Track) -> bool:
         """Whether `track`, a lone index never seen with its card's other corner, lies beside a
         card seen whole: it may be that card's corner misread."""
@@ -685,7 +706,7 @@ class TableSmoother:
         for track in self._tracks:
             if track.identity is None or track.settled is not None or track.played:
                 continue
-            if self._corner_of_another(track):  # a far 10S's corner read as 10C: nothing waits
+            if self._not_a_card(track):  # a far 10S's corner read as 10C: nothing waits
                 continue
             place = rows.get(track.identity)
             if not track.stable:
@@ -708,8 +729,8 @@ class TableSmoother:
                 unsettled.append(track.arrived)
         events = []
         for _, seat, card, track in sorted(ready, key=lambda r: r[0]):
-            if card in self._emitted:
-                continue  # two spots with one identity: the card is laid once
+            if card in self._emitted or self._twin_of_played(track):
+                continue  # two spots with one identity, or one card read as two: laid once
             waiting = [a for a in unsettled if a < track.arrived]
             if any(self._frame - a <= self.config.order_wait for a in waiting):
                 break  # a card laid before it is not read yet: the play keeps its order

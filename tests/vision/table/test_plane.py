@@ -116,4 +116,3 @@ def test_cards_read_in_the_turned_picture_go_back_to_where_the_picture_has_them(
         assert np.allclose(seen.centre, again.centre, atol=0.5)
     picture = np.zeros((720, 1280, 3), np.uint8)
     assert plane.warp(picture).shape == (640, 640, 3)
-

@@ -493,3 +493,12 @@ def test_a_card_the_players_corrected_leaves_its_name_to_the_card_it_was_read_as
     both = table([play_row("top", ["AS"]), play_row("bottom", ["AC"])])
     events += [e for _ in range(5) for e in feed(smoother, both, laid=[parse_card("AS")]).events]
     assert [str(e) for e in events] == ["top laid AC", "bottom laid AC"]
+
+
+def test_a_card_whose_two_index_pairs_read_as_two_cards_is_laid_once() -> None:
+    """A four-index card's diagonals read apart (AS and AC) come as one card laid: one play."""
+    smoother = TableSmoother(TWO)
+    start_empty(smoother)
+    halves = [card_detections("AS", (640, 490)), card_detections("AC", (640, 490), corners="tr bl")]
+    events = [e for _ in range(6) for e in feed(smoother, table(halves)).events]
+    assert len(events) == 1 and str(events[0]) in ("bottom laid AS", "bottom laid AC")
