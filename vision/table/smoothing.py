@@ -123,6 +123,10 @@ class SmoothingConfig:
     #: pairs read apart): one card is laid at a time, and a row's cards lie farther apart.
     twin_frames: int = 2
     twin_within: float = 2.0
+    #: ...and so is a card lying this near one laid, both seen within `twin_frames`, whenever
+    #: it came (one card's corners read one way, then another): a row's cards lie 1.6 index
+    #: sizes apart at the least.
+    twin_always_within: float = 1.2
     #: Cards first seen in this many frames from the start were on the table before it.
     settle_frames: int = 2
     #: A card's centre guessed from one corner is off by up to this (its first whole sighting
@@ -503,6 +507,9 @@ class TableSmoother:
             self._release(laid)
         shift = self._match(list(frame.cards))
         self._tracks = [t for t in self._tracks if not t.expired]
+        # A card laid read as another where it lies is that card: a track of its own would take
+        # the next card laid beside it for itself.
+        self._tracks = [t for t in self._tracks if t.played or not self._twin_of_played(t)]
         tracks, conflicts = self._accepted_tracks()
 
         def assign(tracks: list[_Track]) -> TableState:
@@ -669,15 +676,23 @@ class TableSmoother:
         return self._corner_of_another(track) or self._twin_of_played(track)
 
     def _twin_of_played(self, track: _Track) -> bool:
-        """Whether `track` came with a card already laid, where that one lies (`twin_within`)."""
+        """Whether `track` lies where a card already laid lies, come with it (`twin_within`)
+        or seen with it lately (`twin_always_within`)."""
         config = self.config
-        reach = config.twin_within * track.seen.glyph_size
-        return any(
-            other.played and other is not track
-            and abs(other.arrived - track.arrived) <= config.twin_frames
-            and math.dist(other.centre, track.centre) <= reach
-            for other in self._tracks
-        )  # fmt: skip
+        g = track.seen.glyph_size
+        for other in self._tracks:
+            if not other.played or other is track:
+                continue
+            apart = math.dist(other.centre, track.centre) / g
+            if (
+                apart <= config.twin_within
+                and abs(other.arrived - track.arrived) <= config.twin_frames
+            ):
+                return True
+            seen_with = max(other.misses, track.misses) <= config.twin_frames
+            if apart <= config.twin_always_within and seen_with:
+                return True
+        return False
 
     def _corner_of_another(self, track: _Track) -> bool:
         """Whether `track`, a lone index never seen with its card's other corner, lies beside a

@@ -502,3 +502,18 @@ def test_a_card_whose_two_index_pairs_read_as_two_cards_is_laid_once() -> None:
     halves = [card_detections("AS", (640, 490)), card_detections("AC", (640, 490), corners="tr bl")]
     events = [e for _ in range(6) for e in feed(smoother, table(halves)).events]
     assert len(events) == 1 and str(events[0]) in ("bottom laid AS", "bottom laid AC")
+
+
+def test_a_card_laid_read_as_another_now_and_then_takes_no_card_laid_beside_it() -> None:
+    """A four-index KD's other pair read as KH in some frames, where KD lies: no card of its
+    own, and the JH laid beside KD later is laid as JH."""
+    smoother = TableSmoother(TWO)
+    start_empty(smoother)
+    kd = card_detections("KD", (800, 230), rotation=2)
+    kh = card_detections("KH", (781, 230), rotation=2, corners="tr bl")
+    events = [e for _ in range(5) for e in feed(smoother, table([kd])).events]
+    for i in range(8):
+        events += feed(smoother, table([kd, kh] if i % 2 else [kd])).events
+    jh = card_detections("JH", (756, 230), rotation=2)
+    events += [e for _ in range(6) for e in feed(smoother, table([kd, jh])).events]
+    assert [str(e) for e in events] == ["top laid KD", "top laid JH"]
