@@ -57,7 +57,7 @@ CAMERAS = {
 
 
 def bench(deck: Deck, reader: CardReader, seeds: int, players: int, camera: str,
-          sight: View | None = None, plane: bool = False, changes: bool = False,
+          sight: View | None = None, plane: bool = True, changes: bool = False,
           five_card: bool = False, knock: tuple[float, float] | None = None
           ) -> dict[str, object]:  # fmt: skip
     right_scores = events = first = prior = 0
@@ -141,8 +141,9 @@ def main() -> int:
     parser.add_argument("--cameras", nargs="+", choices=sorted(CAMERAS), default=sorted(CAMERAS))
     parser.add_argument("--no-square", action="store_true",
                         help="only the --poses, no square overhead clips")  # fmt: skip
-    parser.add_argument("--plane", action="store_true",
-                        help="place cards on the table plane (vision.table.plane)")  # fmt: skip
+    parser.add_argument("--picture-edges", action="store_true",
+                        help="seats at the picture's edges, off the table's plane (the app "
+                             "places cards on the plane: vision.table.plane)")  # fmt: skip
     parser.add_argument("--changes", action="store_true",
                         help="read what changed in each frame (vision.table.changes)")  # fmt: skip
     parser.add_argument("--pips", choices=("on", "off"),
@@ -161,7 +162,8 @@ def main() -> int:
             for camera in args.cameras:
                 games = [(p, False) for p in args.players] + [(2, True)] * args.five_card
                 for players, five_card in games:
-                    figures = bench(deck, reader, args.seeds, players, camera, sight, args.plane,
+                    plane = not args.picture_edges
+                    figures = bench(deck, reader, args.seeds, players, camera, sight, plane,
                                     args.changes, five_card, args.knock)  # fmt: skip
                     print(json.dumps(figures), flush=True)
     return 0

@@ -203,7 +203,7 @@ def assign_roles(
     """Place every card of ``frame`` (a ``width, height`` image) in a role or in undecided;
     seats are where `seating` puts them (the picture's edges unless learnt on the table).
     `phase` (None: unknown) rules out what the game rules out: no new starter once the play
-    has begun."""
+    has begun, and no hand face up during it."""
     width, height = frame_size
     if width <= 0 or height <= 0:
         raise InvalidLayoutError(f"frame size {width}×{height} is not positive")
@@ -246,7 +246,9 @@ def assign_roles(
             reason = f"4 cards beside seat {best}: the crib? dealer not set"
             undecided.append(Undecided(_ordered(group), reason, "crib no dealer", (best,)))
             continue
-        zone = "hand" if _along(best, u, v) >= zones.hand_edge else "play"
+        # During the play no hand lies face up: a long row reaching towards its seat is played.
+        hand = phase != "play" and _along(best, u, v) >= zones.hand_edge
+        zone = "hand" if hand else "play"
         zoned.setdefault((best, zone), []).append(group)
 
     seats: dict[Seat, SeatCards] = {}

@@ -179,3 +179,13 @@ def test_a_lone_card_in_the_centre_is_a_starter_only_before_the_play(
     frame = cards_from_detections(table([card_detections("KC", (640, 360))]))
     state = assign_roles(frame, TableLayout(["bottom", "top"]), SIZE, phase=phase)  # type: ignore[arg-type]
     assert (state.starter is not None) is starter
+
+
+@pytest.mark.parametrize(("phase", "kind"), [(None, "hand"), ("deal", "hand"), ("play", "play"),
+                                             ("show", "hand")])  # fmt: skip
+def test_cards_towards_a_seat_are_its_hand_except_during_the_play(phase: str | None, kind: str
+                                                                   ) -> None:  # fmt: skip
+    """During the play no hand lies face up: a row reaching into the hand zone is played."""
+    frame = cards_from_detections(table([row(HAND, "top", "5S 6S")]))
+    state = assign_roles(frame, TableLayout(["bottom", "top"]), SIZE, phase=phase)  # type: ignore[arg-type]
+    assert {str(role) for role in state.roles().values()} == {str(Role(kind, "top"))}
