@@ -676,18 +676,18 @@ class TableSmoother:
         return self._corner_of_another(track) or self._twin_of_played(track)
 
     def _twin_of_played(self, track: _Track) -> bool:
-        """Whether `track` lies where a card already laid lies, come with it (`twin_within`)
-        or seen with it lately (`twin_always_within`)."""
+        """Whether `track` lies where a card already laid lies: come with it or read as the
+        name the players took from it (`twin_within`), or seen with it lately
+        (`twin_always_within`)."""
         config = self.config
         g = track.seen.glyph_size
         for other in self._tracks:
             if not other.played or other is track:
                 continue
             apart = math.dist(other.centre, track.centre) / g
-            if (
-                apart <= config.twin_within
-                and abs(other.arrived - track.arrived) <= config.twin_frames
-            ):
+            came_with = abs(other.arrived - track.arrived) <= config.twin_frames
+            # (or read as the name the players took from that card: the same misreading)
+            if apart <= config.twin_within and (came_with or track.identity in other.ruled_out):
                 return True
             seen_with = max(other.misses, track.misses) <= config.twin_frames
             if apart <= config.twin_always_within and seen_with:

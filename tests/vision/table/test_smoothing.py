@@ -517,3 +517,18 @@ def test_a_card_laid_read_as_another_now_and_then_takes_no_card_laid_beside_it()
     jh = card_detections("JH", (756, 230), rotation=2)
     events += [e for _ in range(6) for e in feed(smoother, table([kd, jh])).events]
     assert [str(e) for e in events] == ["top laid KD", "top laid JH"]
+
+
+def test_a_card_read_beside_a_corrected_card_as_its_old_name_is_that_card() -> None:
+    """Top's card read as AC was taken as AS: an AC read 1.5 index sizes from it (its corners
+    misread the same way) lays nothing; an AC laid across the table does."""
+    smoother = TableSmoother(TWO)
+    start_empty(smoother)
+    top = play_row("top", ["AC"])
+    events = [e for _ in range(5) for e in feed(smoother, table([top]), laid=[]).events]
+    beside = card_detections("AC", (770, 230), rotation=2)
+    seen = table([play_row("top", ["AS"]), beside])
+    events += [e for _ in range(5) for e in feed(smoother, seen, laid=[parse_card("AS")]).events]
+    seen = table([play_row("top", ["AS"]), play_row("bottom", ["AC"])])
+    events += [e for _ in range(5) for e in feed(smoother, seen, laid=[parse_card("AS")]).events]
+    assert [str(e) for e in events] == ["top laid AC", "bottom laid AC"]
