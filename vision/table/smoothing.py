@@ -507,9 +507,6 @@ class TableSmoother:
             self._release(laid)
         shift = self._match(list(frame.cards))
         self._tracks = [t for t in self._tracks if not t.expired]
-        # A card laid read as another where it lies is that card: a track of its own would take
-        # the next card laid beside it for itself.
-        self._tracks = [t for t in self._tracks if t.played or not self._twin_of_played(t)]
         tracks, conflicts = self._accepted_tracks()
 
         def assign(tracks: list[_Track]) -> TableState:

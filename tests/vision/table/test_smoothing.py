@@ -504,7 +504,7 @@ def test_a_card_whose_two_index_pairs_read_as_two_cards_is_laid_once() -> None:
     assert len(events) == 1 and str(events[0]) in ("bottom laid AS", "bottom laid AC")
 
 
-def test_a_card_laid_read_as_another_now_and_then_takes_no_card_laid_beside_it() -> None:
+def test_a_card_laid_read_as_another_now_and_then_is_no_card_of_its_own() -> None:
     """A four-index KD's other pair read as KH in some frames, where KD lies: no card of its
     own, and the JH laid beside KD later is laid as JH."""
     smoother = TableSmoother(TWO)
