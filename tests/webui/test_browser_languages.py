@@ -15,7 +15,7 @@ from playwright import sync_api
 
 from scorer.cards import parse_card
 from tests.webui.conftest import HANDS
-from tests.webui.test_browser import ARGS, CHROMIUM
+from tests.webui.test_browser import ARGS, BYPASS_CSP, CHROMIUM
 from tests.webui.test_serve import Server
 
 pytestmark = pytest.mark.slow  # a real browser: left out of the fast loop
@@ -119,7 +119,9 @@ def test_the_game_in_each_language_at_phone_size(
 ) -> None:
     title, turn, crib = SAID[language]
     game_id = first_deal_counted(server)
-    context = browser.new_context(viewport=PHONE, locale=BROWSER_LOCALES[language])
+    context = browser.new_context(
+        viewport=PHONE, locale=BROWSER_LOCALES[language], bypass_csp=BYPASS_CSP
+    )
     errors: list[str] = []
     page = context.new_page()
     page.set_default_timeout(90_000)  # a loaded 2-core machine is slow
@@ -163,7 +165,7 @@ def test_the_switch_changes_the_language_and_the_device_keeps_it(
     server: Server, browser: sync_api.Browser
 ) -> None:
     game_id = first_deal_counted(server)
-    context = browser.new_context(viewport=PHONE, locale="en-US")
+    context = browser.new_context(viewport=PHONE, locale="en-US", bypass_csp=BYPASS_CSP)
     page = context.new_page()
     page.set_default_timeout(90_000)
     page.goto(f"{server.url}/games/{game_id}/table")
