@@ -157,12 +157,12 @@ def main() -> int:
     if args.pips:
         config = replace(config, pips=replace(config.pips, enabled=args.pips == "on"))
     reader = CardReader(config=config)
+    plane = not args.picture_edges
     for deck in load_decks([f for f in folders if f.exists()]):
         for sight in sights:
             for camera in args.cameras:
                 games = [(p, False) for p in args.players] + [(2, True)] * args.five_card
                 for players, five_card in games:
-                    plane = not args.picture_edges
                     figures = bench(deck, reader, args.seeds, players, camera, sight, plane,
                                     args.changes, five_card, args.knock)  # fmt: skip
                     print(json.dumps(figures), flush=True)

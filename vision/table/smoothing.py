@@ -683,7 +683,6 @@ class TableSmoother:
                 continue
             apart = math.dist(other.centre, track.centre) / g
             came_with = abs(other.arrived - track.arrived) <= config.twin_frames
-            # (or read as the name the players took from that card: the same misreading)
             if apart <= config.twin_within and (came_with or track.identity in other.ruled_out):
                 return True
             seen_with = max(other.misses, track.misses) <= config.twin_frames
