@@ -23,7 +23,7 @@ from scorer.errors import CribbageError
 from scorer.game import Game, Phase
 from scorer.pegging import TARGET_COUNT, Pegging
 from tablemode.config import DEFAULT_TABLE_MODE, TableModeConfig
-from tablemode.steps import Step, copy_of, legal
+from tablemode.steps import Step, copy_of, laid_this_deal, legal
 from tablemode.view import CardReading, LaidCard, TableView
 
 ProposalKind = Literal["starter", "play", "show", "crib"]
@@ -165,7 +165,7 @@ class Follower:
         assert deal is not None and deal.pegging is not None
         laid = sum(len(cards) for cards in deal.pegging.played)
         key = f"deal {deal.number} play {laid + 1}"
-        played = {card for cards in deal.pegging.played for card in cards}
+        played = set(laid_this_deal(game))
         free = [
             i for i in self._free_events(deal.number, laid, len(view.plays))
             # a card the players entered already (a correction), seen laid: nothing new
@@ -295,7 +295,10 @@ class Follower:
     def _crib(
         self, game: Game, view: TableView, seat: int, key: str, claim: bool
     ) -> Proposal | None:
-        """The crib turned face up: its four cards read, each with the deal as a prior."""
+        """The crib turned face up: its four cards read, each with the deal as a prior. A
+        fifth card seen with them is one of them read twice: which four, the players say."""
+        if len(view.crib) == 5:
+            return self._crib_read_twice(game, view, seat, key, claim)
         if len(view.crib) != 4:
             return None
         options = self._crib_options(game, view.crib, seat)
@@ -333,6 +336,30 @@ class Follower:
             frame=view.crib[0].frame or view.frame,
             doubt=doubt,
             doubt_code=code,
+        )
+
+    def _crib_read_twice(
+        self, game: Game, view: TableView, seat: int, key: str, claim: bool
+    ) -> Proposal | None:
+        """The likeliest crib of each four of the five cards seen, the likeliest first (all
+        five: which card is the one read twice, the chances do not tell)."""
+        fours = (view.crib[:i] + view.crib[i + 1 :] for i in range(len(view.crib)))
+        found = [o[0] for four in fours if (o := self._crib_options(game, four, seat))]
+        options = sorted({o.cards: o for o in found}.values(), key=lambda o: -o.chance)
+        if not options:
+            return None
+        best = options[0]
+        return Proposal(
+            key,
+            "crib",
+            seat,
+            f"seat {seat}'s crib {' '.join(map(str, best.cards))}",
+            tuple(options),
+            sure=False,
+            claim=claim,
+            frame=view.crib[0].frame or view.frame,
+            doubt="" if claim else "a crib card is not surely read",
+            doubt_code="" if claim else "crib unsure",
         )
 
     def _crib_options(self, game: Game, crib: Sequence[CardReading], seat: int) -> list[Option]:

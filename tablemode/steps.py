@@ -72,3 +72,11 @@ def legal(game: Game, steps: Sequence[Step]) -> bool:
     except CribbageError:
         return False
     return True
+
+
+def laid_this_deal(game: Game) -> list[Card]:
+    """The cards laid in this deal's play so far, as the players confirmed them."""
+    deal = game.deal_state
+    if deal is None or deal.pegging is None:
+        return []
+    return [card for cards in deal.pegging.played for card in cards]

@@ -21,10 +21,10 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from scorer.cards import Card
 from scorer.game import Game
 from tablemode.knocks import DEFAULT_KNOCKS, KnockConfig, KnockFollower
 from tablemode.seats import LAYOUTS, SeatLearner, layout_for, table_phase, table_seat
+from tablemode.steps import laid_this_deal
 from tablemode.view import TableView, table_view
 from vision.table.cards import FrameCards
 from vision.table.changes import ChangeReader, RegionReader
@@ -290,7 +290,7 @@ class TableTracker:
             seating = self.seats.seating if self.table is not None else self.smoother.seating
             smoothed = self.smoother.update(
                 cards, self.size, dealer=dealer, seating=seating, phase=phase,
-                timestamp=timestamp, laid=None if game is None else _laid(game),
+                timestamp=timestamp, laid=None if game is None else laid_this_deal(game),
             )  # fmt: skip
             if smoothed.events:
                 if frame is None and self.keep is not None:
@@ -333,14 +333,6 @@ class _Capture:
         self._read += 1
         self.found = max(self.found, sum(1 for c in cards.cards if c.in_frame))
         return cards
-
-
-def _laid(game: Game) -> list[Card]:
-    """The cards the game holds as laid in this deal's play, as the players confirmed them."""
-    deal = game.deal_state
-    if deal is None or deal.pegging is None:
-        return []
-    return [card for cards in deal.pegging.played for card in cards]
 
 
 def _inverse(table: TablePlane, correction: F64) -> F64:

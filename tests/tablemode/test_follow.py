@@ -181,6 +181,18 @@ def test_a_crib_card_already_placed_is_read_as_its_next_choice() -> None:
     assert proposal.options[0].cards == tuple(parse_cards(CRIB))
 
 
+def test_five_crib_cards_seen_ask_which_four_the_crib_is() -> None:
+    """A fanned card's two index columns read as two cards: five turned up where the crib
+    lies. Not applied: each four is offered, the dealt crib among them."""
+    game, follower = play_ready()
+    apply_sure(game, follower, view(PLAYS))
+    table = view(PLAYS, crib=[*CRIB[:3], "KS", CRIB[3]])
+    proposal = follower.proposals(game, table)[0]
+    assert proposal.kind == "crib" and not proposal.sure
+    offered = [set(o.cards) for o in proposal.options]
+    assert len(offered) == 5 and set(parse_cards(CRIB)) in offered
+
+
 def test_a_card_that_does_not_fit_the_count_follows_a_round_of_goes() -> None:
     game, follower = play_ready()
     laid = [(1, "10H"), (0, "KD"), (1, "9C")]  # 29: neither can play on; seat 0 leads again

@@ -536,7 +536,9 @@ class TableSmoother:
     def _crib(self, tracks: list[_Track], dealer: Seat) -> dict[Card, Role]:
         """After the play: the cards turned up since the last card laid, none of them laid in
         the play nor on the table from the deal's start, are the dealer's crib when they are
-        as many as a crib holds, wherever they lie (a row, a fan, a spread pile)."""
+        as many as a crib holds, wherever they lie (a row, a fan, a spread pile). One more,
+        two of them lying as one card (a fanned card's two index columns read as two cards),
+        are all the crib's: the players are asked which four it is."""
         new = [
             t
             for t in tracks
@@ -547,7 +549,9 @@ class TableSmoother:
             and t.arrived > self._last_laid
             and (t.role is None or t.role.kind != "starter")
         ]
-        if len(new) != self.zones.crib_cards:
+        if len(new) != self.zones.crib_cards and not (
+            len(new) == self.zones.crib_cards + 1 and self._read_twice(new)
+        ):
             return {}
         crib = Role("crib", dealer)
         for track in new:
@@ -689,6 +693,16 @@ class TableSmoother:
             if apart <= config.twin_always_within and seen_with:
                 return True
         return False
+
+    def _read_twice(self, tracks: list[_Track]) -> bool:
+        """Whether two of `tracks` came together where one card lies (`twin_within`)."""
+        config = self.config
+        return any(
+            abs(a.arrived - b.arrived) <= config.twin_frames
+            and math.dist(a.centre, b.centre) <= config.twin_within * a.seen.glyph_size
+            for i, a in enumerate(tracks)
+            for b in tracks[i + 1 :]
+        )  # fmt: skip
 
     def _corner_of_another(self, track: _Track) -> bool:
         """Whether `track`, a lone index never seen with its card's other corner, lies beside a
