@@ -251,25 +251,28 @@ def crib_spots(table: _Table, dealer: Seat) -> list[tuple[float, float, float]]:
 
 def deal_clip(
     deck: Deck, script: DealScript, *, seed: int, camera: CameraConfig = DEFAULT_CAMERA,
-    hold: int = 6, sight: View | None = None,
+    hold: int = 6, sight: View | None = None, crib_hold: int | None = None,
 ) -> DealClip:  # fmt: skip
-    """The deal's table states, each held `hold` frames, seen by a shaking camera in a room
+    """The deal's table states, each held `hold` frames (the crib `crib_hold`: the players
+    count it before they clear the table), seen by a shaking camera in a room
     whose light drifts slowly; a hand withdraws over the table after each card laid and the
     crib turned. The camera looks straight down on a square picture, or from `sight`'s pose
     (`camera.glyph` is then the index height on the table plane, before the projection)."""
     rng = np.random.default_rng([seed, 5])
     light = _lighting(seed)
     states = _states(deck, script, camera.glyph)
-    total = len(states) * hold
+    holds = [crib_hold if s.mark is not None and s.mark.kind == "crib" and crib_hold else hold
+             for s in states]  # fmt: skip
+    total = sum(holds)
     phase = rng.uniform(0, 2 * np.pi)
     detail, margin = (1, 0) if sight is None else (sight.detail, MARGIN)
     frames: list[Image] = []
     marks: list[DealMark] = []
-    for state in states:
+    for state, held in zip(states, holds, strict=True):
         rendered = _render(deck, state.table.placements, seed, camera.glyph, detail, margin)
         if state.mark is not None:
             marks.append(replace(state.mark, frame=len(frames)))
-        for k in range(hold):
+        for k in range(held):
             hand = None
             if state.hand is not None and k < WITHDRAW:
                 spot, seat = state.hand

@@ -94,7 +94,7 @@ def follow_clip(
     tracker = TableTracker(players, (width, height), config)
     follower = Follower()
     result = Followed(game)
-    truth = _truth(script)
+    truth = truth_by_key(script)
     first_frame = {m.cards[0]: m.frame for m in clip.marks if m.kind == "play"}
     decided: set[str] = set()
     for index, frame in enumerate(clip.frames):
@@ -121,7 +121,7 @@ def follow_clip(
     return result
 
 
-def _truth(script: DealScript) -> dict[str, tuple[Card, ...]]:
+def truth_by_key(script: DealScript) -> dict[str, tuple[Card, ...]]:
     """Proposal key → the true cards."""
     truth: dict[str, tuple[Card, ...]] = {"deal 1 starter": (script.starter,)}
     for n, (_, card) in enumerate(script.plays, start=1):

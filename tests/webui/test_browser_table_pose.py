@@ -15,8 +15,7 @@ from cribtrain.data.clips import write_y4m
 from cribtrain.data.deal_clips import DealScript, deal_clip
 from cribtrain.data.poses import FRAME_SIZES, POSES, view
 from cribtrain.data.synth import load_decks
-from cribtrain.measure.table_mode import by_hand
-from scorer.cards import Card
+from cribtrain.measure.table_mode import FORM_TAPS, by_hand, truth_by_key
 from tests.webui.test_browser_table_mode import HELD_OUT, HOLD, stuck, table_page
 from tests.webui.test_serve import Server
 
@@ -33,47 +32,54 @@ NAMES = ["Ann", "Bob", "Cy", "Di"]
 #: Frames a second the fake camera plays: each table state held 6 s, as a 4-player table read
 #: on the plane takes up to 2 s a frame on a loaded 2-core machine (each state is seen twice).
 FPS = 2
+#: The crib lies 18 s before the table is cleared, as players count it: the page reads a frame
+#: every second or two, and the hand turning the crib up hides it at first.
+CRIB_HOLD = 3 * HOLD
 #: Taps a 4-player deal may take: who deals, and a question or two the camera cannot settle.
 MOST_TAPS = 4
 
 
-def answer(page: sync_api.Page, server: Server, game_id: str) -> None:
-    """Tap the open question's option that is the deal's truth, as the players would."""
+def answer(page: sync_api.Page, server: Server, game_id: str) -> int:
+    """Answer the open question with the deal's truth, as the players would: its button, or
+    (not offered) the form's taps, sent as the form sends them. The taps not on the page."""
     question = server.call("GET", f"/api/games/{game_id}/table")[1]["question"]
     if question is None:  # answered or gone since the page showed it
-        return
-    truth = {str(c) for c in _truth(question["key"])}
+        return 0
+    key = question["key"]
+    truth = [str(c) for c in truth_by_key(FOUR)[key]]
     options = [set(o["cards"]) for o in question["options"]]
-    assert truth in options, f"{question['key']}: {options} lack {truth}"
-    node = page.locator(f".question[data-key='{question['key']}']")
-    node.locator(".card-answer").nth(options.index(truth)).click()
+    node = page.locator(f".question[data-key='{key}']")
+    if set(truth) not in options:
+        status, body = server.call("POST", f"/api/games/{game_id}/table/answer",
+                                   {"key": key, "cards": truth})  # fmt: skip
+        assert status == 200, (key, truth, body)
+        node.wait_for(state="detached")
+        return FORM_TAPS
+    node.locator(".card-answer").nth(options.index(set(truth))).click()
     node.wait_for(state="detached")
+    return 0
 
 
-def _truth(key: str) -> tuple[Card, ...]:
-    """The cards `key` ("deal 1 play 3", "deal 1 crib of seat 3", ...) asks about, as dealt."""
-    if " play " in key:
-        return (FOUR.plays[int(key.rsplit(" ", 1)[1]) - 1][1],)
-    if " crib " in key:
-        return FOUR.crib
-    return (FOUR.starter,)
-
-
-# Issue #59's goal, not met yet: from the edge and from a corner every play is now followed to
-# the last card, the seats learnt, and each hand shown right; the crib turned up at the end is
-# never proposed in the browser (the page reads a frame every 1-2 s there; followed frame by
-# frame, the same clip asks about one crib card). Run, not skipped: a pass shows as XPASS.
-@pytest.mark.xfail(
-    reason="issue #59: 4 players from a propped phone not yet followed", strict=False
+# From the edge the far seat's 4H is read surely as AH now and then (frame by frame too): the
+# page applies it, and this test, answering questions only, does not tap "Wrong card?" as a
+# player would (2 taps). Run, not skipped: a pass shows as XPASS.
+EDGE_MISREAD = pytest.mark.xfail(
+    reason="issue #59: the far seat's 4H read surely as AH from the edge", strict=False
 )
-@pytest.mark.parametrize(("pose", "size"), [("edge", "desktop"), ("corner", "phone")])
+
+
+@pytest.mark.parametrize(
+    ("pose", "size"),
+    [pytest.param("edge", "desktop", marks=EDGE_MISREAD), ("corner", "phone")],
+)
 def test_a_four_player_deal_from_a_propped_phone_is_followed_to_the_crib(
     server: Server, tmp_path: Path, pose: str, size: str
 ) -> None:
     deck = load_decks([HELD_OUT])[0]
     sight = view(POSES[pose], FRAME_SIZES["720p"])
     video = tmp_path / "deal.y4m"
-    write_y4m(deal_clip(deck, FOUR, seed=3, hold=HOLD, sight=sight).frames, video, fps=FPS)
+    clip = deal_clip(deck, FOUR, seed=3, hold=HOLD, sight=sight, crib_hold=CRIB_HOLD)
+    write_y4m(clip.frames, video, fps=FPS)
     status, created = server.call("POST", "/api/games", {"players": 4, "names": NAMES})
     assert status == 201, created
     oracle = by_hand(FOUR)
@@ -93,12 +99,12 @@ def test_a_four_player_deal_from_a_propped_phone_is_followed_to_the_crib(
             page.locator(".seat-chooser").wait_for(state="detached")
             # The crib turned face up beside the dealer is read and counted: the deal is done.
             # What the camera cannot settle it asks, and the players answer (taps counted).
-            crib = page.locator(".show[data-what=crib]")
+            crib, on_form = page.locator(".show[data-what=crib]"), 0
             for _ in range(MOST_TAPS + 1):
                 page.locator(".show[data-what=crib], .question").first.wait_for()
                 if crib.count():
                     break
-                answer(page, server, created["id"])
+                on_form += answer(page, server, created["id"])
         except sync_api.TimeoutError:
             raise stuck(page, server, created["id"], tmp_path / f"table-{pose}-stuck.png") from None
         page.screenshot(path=str(tmp_path / f"table-{pose}-{size}-crib.png"))
@@ -107,6 +113,7 @@ def test_a_four_player_deal_from_a_propped_phone_is_followed_to_the_crib(
         assert crib.get_attribute("data-total") == str(oracle.events[-1].points)
         marks = page.locator(".seat-mark").all_inner_texts()
         assert set(marks) <= set(NAMES) and marks, marks
-        taps = int(page.evaluate("document.getElementById('table-mode').dataset.taps || '0'")) - 2
+        shown_taps = page.evaluate("document.getElementById('table-mode').dataset.taps || '0'")
+        taps = int(shown_taps) - 2 + on_form
         print(f"{pose}: {taps} taps, seats shown for {sorted(marks)}")
         assert taps <= MOST_TAPS, f"{taps} taps for one deal"
