@@ -466,8 +466,7 @@ def placed_this_deal(game: Game) -> Iterable[Card]:
     placed: list[Card] = list(deal.crib_from_pack)
     if deal.starter is not None:
         placed.append(deal.starter)
-    if deal.pegging is not None:
-        placed += [card for cards in deal.pegging.played for card in cards]
+    placed += laid_this_deal(game)
     placed += deal.counted
     return placed
 
