@@ -298,10 +298,11 @@ class Follower:
         """The crib turned face up: its four cards read, each with the deal as a prior. A
         fifth card seen with them is one of them read twice: which four, the players say."""
         if len(view.crib) == 5:
-            return self._crib_read_twice(game, view, seat, key, claim)
-        if len(view.crib) != 4:
+            options = self._crib_fours(game, view.crib, seat)
+        elif len(view.crib) == 4:
+            options = self._crib_options(game, view.crib, seat)
+        else:
             return None
-        options = self._crib_options(game, view.crib, seat)
         if not options:
             return Proposal(
                 key,
@@ -338,29 +339,12 @@ class Follower:
             doubt_code=code,
         )
 
-    def _crib_read_twice(
-        self, game: Game, view: TableView, seat: int, key: str, claim: bool
-    ) -> Proposal | None:
-        """The likeliest crib of each four of the five cards seen, the likeliest first (all
-        five: which card is the one read twice, the chances do not tell)."""
-        fours = (view.crib[:i] + view.crib[i + 1 :] for i in range(len(view.crib)))
+    def _crib_fours(self, game: Game, crib: Sequence[CardReading], seat: int) -> list[Option]:
+        """The likeliest crib of each four of five cards seen, the likeliest first (all five:
+        which card is the one read twice, the chances do not tell)."""
+        fours = ([*crib[:i], *crib[i + 1 :]] for i in range(len(crib)))
         found = [o[0] for four in fours if (o := self._crib_options(game, four, seat))]
-        options = sorted({o.cards: o for o in found}.values(), key=lambda o: -o.chance)
-        if not options:
-            return None
-        best = options[0]
-        return Proposal(
-            key,
-            "crib",
-            seat,
-            f"seat {seat}'s crib {' '.join(map(str, best.cards))}",
-            tuple(options),
-            sure=False,
-            claim=claim,
-            frame=view.crib[0].frame or view.frame,
-            doubt="" if claim else "a crib card is not surely read",
-            doubt_code="" if claim else "crib unsure",
-        )
+        return sorted({o.cards: o for o in found}.values(), key=lambda o: -o.chance)
 
     def _crib_options(self, game: Game, crib: Sequence[CardReading], seat: int) -> list[Option]:
         """The likeliest possible crib, then the ones with its least sure card read otherwise."""
