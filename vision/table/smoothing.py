@@ -123,9 +123,9 @@ class SmoothingConfig:
     #: pairs read apart): one card is laid at a time, and a row's cards lie farther apart.
     twin_frames: int = 2
     twin_within: float = 2.0
-    #: ...and so is a card lying this near one laid, both seen within `twin_frames`, whenever
-    #: it came (one card's corners read one way, then another): a row's cards lie 1.6 index
-    #: sizes apart at the least.
+    #: ...and so is a card of the same rank lying this near one laid, both seen within
+    #: `twin_frames`, whenever it came (one card's corners read one way, then another, mostly
+    #: in suit): a row's cards lie 1.6 index sizes apart at the least, nearer on a far camera.
     twin_always_within: float = 1.2
     #: Cards first seen in this many frames from the start were on the table before it.
     settle_frames: int = 2
@@ -690,7 +690,12 @@ class TableSmoother:
             if apart <= config.twin_within and (came_with or track.identity in other.ruled_out):
                 return True
             seen_with = max(other.misses, track.misses) <= config.twin_frames
-            if apart <= config.twin_always_within and seen_with:
+            alike = (
+                track.identity is not None
+                and other.identity is not None
+                and (track.identity.rank == other.identity.rank)
+            )
+            if apart <= config.twin_always_within and seen_with and alike:
                 return True
         return False
 

@@ -543,6 +543,18 @@ def test_a_card_laid_read_as_another_now_and_then_is_no_card_of_its_own() -> Non
     assert [str(e) for e in events] == ["top laid KD", "top laid JH"]
 
 
+def test_a_card_of_another_rank_laid_close_beside_a_laid_card_is_laid() -> None:
+    """A far camera's row: top's 9C laid an index size from its AC (their centres guessed
+    close) is a card of its own, not the AC's corners read another way."""
+    smoother = TableSmoother(TWO)
+    start_empty(smoother)
+    ac = card_detections("AC", (800, 230), rotation=2)
+    events = [e for _ in range(5) for e in feed(smoother, table([ac])).events]
+    nine = card_detections("9C", (780, 230), rotation=2, corners="tr bl")
+    events += [e for _ in range(8) for e in feed(smoother, table([ac, nine])).events]
+    assert [str(e) for e in events] == ["top laid AC", "top laid 9C"]
+
+
 def test_a_card_read_beside_a_corrected_card_as_its_old_name_is_that_card() -> None:
     """Top's card read as AC was taken as AS: an AC read 1.5 index sizes from it (its corners
     misread the same way) lays nothing; an AC laid across the table does."""
