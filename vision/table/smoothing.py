@@ -686,28 +686,30 @@ class TableSmoother:
             if not other.played or other is track:
                 continue
             apart = math.dist(other.centre, track.centre) / g
-            came_with = abs(other.arrived - track.arrived) <= config.twin_frames
-            if apart <= config.twin_within and (came_with or track.identity in other.ruled_out):
+            if self._came_as_one(track, other) or (
+                apart <= config.twin_within and track.identity in other.ruled_out
+            ):
                 return True
             seen_with = max(other.misses, track.misses) <= config.twin_frames
             alike = (
                 track.identity is not None
                 and other.identity is not None
-                and (track.identity.rank == other.identity.rank)
+                and track.identity.rank == other.identity.rank
             )
             if apart <= config.twin_always_within and seen_with and alike:
                 return True
         return False
 
-    def _read_twice(self, tracks: list[_Track]) -> bool:
-        """Whether two of `tracks` came together where one card lies (`twin_within`)."""
+    def _came_as_one(self, track: _Track, other: _Track) -> bool:
+        """Whether `other` came with `track` (`twin_frames`) where it lies (`twin_within` of
+        its index sizes): one card whose corners were read as two."""
         config = self.config
-        return any(
-            abs(a.arrived - b.arrived) <= config.twin_frames
-            and math.dist(a.centre, b.centre) <= config.twin_within * a.seen.glyph_size
-            for i, a in enumerate(tracks)
-            for b in tracks[i + 1 :]
-        )  # fmt: skip
+        near = math.dist(other.centre, track.centre) <= config.twin_within * track.seen.glyph_size
+        return near and abs(other.arrived - track.arrived) <= config.twin_frames
+
+    def _read_twice(self, tracks: list[_Track]) -> bool:
+        """Whether two of `tracks` came as one card (`_came_as_one`)."""
+        return any(self._came_as_one(a, b) for i, a in enumerate(tracks) for b in tracks[i + 1 :])
 
     def _corner_of_another(self, track: _Track) -> bool:
         """Whether `track`, a lone index never seen with its card's other corner, lies beside a
