@@ -306,6 +306,7 @@ def _cards(known: Detections, config: PairingConfig) -> tuple[list[SeenCard], li
         groups += [same[group].tolist() for group in _pair(known[same], config, weak)]
     groups = _join_diagonals(known, groups, config)
     groups = _join_lone_corners(known, groups, config)
+    groups = _join_diagonals(known, groups, config)  # lone corners joined may be a card's side
     seen = [(group, _seen(known[group], config)) for group in groups]
     by_card: dict[Card, list[tuple[list[int], SeenCard]]] = {}
     for group, sighting in seen:
@@ -469,8 +470,11 @@ def _join_diagonals(
         for other in joined:
             if len(group) < 2 or len(other) < 2 or len(group) + len(other) > 4:
                 continue
+            size = float(known[group + other].sizes.mean())
             gap = float(np.hypot(*(here - _midpoint(known[other].centres))))
-            if gap >= config.same_centre * float(known[group + other].sizes.mean()):
+            if gap >= config.same_centre * size and not _sides_of_one_card(
+                known, group, other, size, config
+            ):
                 continue
             alike = known.class_ids[group[0]] == known.class_ids[other[0]]
             if alike or _likelier_one_card(_agreement(known, group, other, config)):
@@ -479,6 +483,40 @@ def _join_diagonals(
         else:
             joined.append(list(group))
     return joined
+
+
+def _sides_of_one_card(
+    known: Detections, a: list[int], b: list[int], size: float, config: PairingConfig
+) -> bool:
+    """Whether two pairs of indices are a four-index card's two sides: its columns, or its two
+    ends (a far card's corners read two ways split so). The four lie at a rectangle's corners
+    (its diagonals meet and are equally long, within `same_centre`), each end's two indices
+    facing alike and side by side (`pair_min`..`side_by_side_max`), the two ends facing
+    opposite ways at most `pair_max` apart."""
+    if len(a) != 2 or len(b) != 2 or known.facing is None:
+        return False
+    centres, facing = known.centres.astype(np.float64), known.facing
+    if FACING_UNKNOWN in facing[a + b].tolist():
+        return False
+    a0, a1 = a
+    tolerance = config.same_centre * size
+    for p, q in ((b[0], b[1]), (b[1], b[0])):  # corners in turn: a0, a1, q, p
+        meet = np.hypot(*(centres[a0] + centres[q] - centres[a1] - centres[p])) / 2
+        lengths = np.hypot(*(centres[q] - centres[a0])) - np.hypot(*(centres[p] - centres[a1]))
+        if meet >= tolerance or abs(lengths) >= tolerance:
+            continue
+        # the ends: a0-a1 and p-q where a0 and a1 face alike, else a0-p and a1-q
+        ends = ((a0, a1), (p, q)) if facing[a0] == facing[a1] else ((a0, p), (a1, q))
+        (e0, e1), (f0, f1) = ends
+        if facing[e0] != facing[e1] or facing[f0] != facing[f1] or facing[e0] == facing[f0]:
+            continue
+        width = [np.hypot(*(centres[i] - centres[j])) / size for i, j in ends]
+        length = np.hypot(*(centres[e0] - centres[f0])) / size
+        if all(config.pair_min <= w <= config.side_by_side_max for w in width) and (
+            config.pair_min <= length <= config.pair_max
+        ):
+            return True
+    return False
 
 
 def _agreement(known: Detections, a: list[int], b: list[int], config: PairingConfig) -> float:

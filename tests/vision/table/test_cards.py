@@ -304,6 +304,38 @@ def test_a_four_index_card_whose_diagonals_read_as_two_cards_is_one() -> None:
     assert sorted(str(c.card) for c in pile.cards) == ["JS", "QD"]
 
 
+@pytest.mark.parametrize("rotation", [0, 1])
+@pytest.mark.parametrize("sides", [("tl bl", "tr br"), ("tl tr", "bl br")])
+def test_a_four_index_card_whose_sides_read_as_two_cards_is_one(
+    sides: tuple[str, str], rotation: int
+) -> None:
+    """A far seat's KD from a phone at the table's edge (issue #59): its left column read KH,
+    its right column KD, two cards side by side that made a phantom KH play. Two pairs lying
+    at one card's corners (its columns, or its ends) whose readings leave each other's card a
+    chance are one card; two cards' columns in a row, each read surely, stay two."""
+    first, second = (card_detections("KD", (300, 300), corners=c, rotation=rotation) for c in sides)
+    doubtful = read_as(first, ["KH", "KH"], [{"KH": 0.8, "KD": 0.18}, {"KH": 0.7, "KD": 0.25}])
+    sure = read_as(second, ["KD", "KD"], [{"KD": 0.95, "KH": 0.04}] * 2)
+    (one,) = cards_from_detections(Detections.concatenate([doubtful, sure])).cards
+    assert (str(one.card), one.indices_seen) == ("KD", 4)
+    assert one.centre == pytest.approx((300, 300))
+    unlike = read_as(first, ["KH", "KH"], [{"KH": 0.999}] * 2)
+    two = cards_from_detections(Detections.concatenate([unlike, sure])).cards
+    assert sorted(str(c.card) for c in two) == ["KD", "KH"]
+
+
+def test_two_cards_sides_apart_along_a_row_are_not_one_card() -> None:
+    """Two pairs a card's width apart but shifted along it (not a rectangle), or each end's
+    indices facing apart, are two cards however alike they read."""
+    left = card_detections("KD", (300, 300), corners="tl bl")
+    shifted = card_detections("KD", (300, 340), corners="tr br")
+    rows = [{"KH": 0.8, "KD": 0.18}, {"KH": 0.7, "KD": 0.25}]
+    doubtful = read_as(left, ["KH", "KH"], rows)
+    sure = read_as(shifted, ["KD", "KD"], [{"KD": 0.95, "KH": 0.04}] * 2)
+    seen = cards_from_detections(Detections.concatenate([doubtful, sure])).cards
+    assert sorted(str(c.card) for c in seen) == ["KD", "KH"]
+
+
 def test_a_reading_under_the_card_threshold_joins_its_card_but_makes_none() -> None:
     """A corner boxed surely but read with moderate confidence adds its reading to the card
     it belongs to; alone, or beside another such reading, it is no card."""
