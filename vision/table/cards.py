@@ -458,12 +458,17 @@ def _may_share_card(ci: int, cj: int, dist: float, config: PairingConfig) -> boo
 def _join_diagonals(
     known: Detections, groups: list[list[int]], config: PairingConfig
 ) -> list[list[int]]:
-    """`groups` (rows of `known`) with any two of two or more indices whose diagonals meet
-    (`same_centre`) joined, up to four indices: a four-index card seen as its two diagonal
-    pairs, its side-by-side indices outside what pairing allows (Dondorf's narrow ones, or seen
-    sideways in a tilted frame), or with one pair misread as another card. Two cards rarely
-    share a centre, but a pile can stack two nearly so: pairs read as different cards join
-    only where their readings are likelier one card's than two (`_likelier_one_card`)."""
+    """`groups` (rows of `known`) with any two of two or more indices that are one card's
+    joined, up to four indices: a four-index card seen as its two diagonal pairs (its
+    side-by-side indices outside what pairing allows: Dondorf's narrow ones, or seen sideways in
+    a tilted frame), or as its two sides (a far card's columns read two ways), one pair misread
+    as another card.
+
+    Diagonals whose middles meet (`same_centre`) at the corners of a card's rectangle
+    (`_card_corners`) are one card whatever they read: no second card's indices can lie on
+    a card's corners without covering them. Middles that meet otherwise (a pile can stack two
+    cards nearly so), or two sides of a rectangle (a row's neighbours show theirs side by side),
+    join only where their readings are likelier one card's than two (`_likelier_one_card`)."""
     joined: list[list[int]] = []
     for group in groups:
         here = _midpoint(known[group].centres)
@@ -471,13 +476,15 @@ def _join_diagonals(
             if len(group) < 2 or len(other) < 2 or len(group) + len(other) > 4:
                 continue
             size = float(known[group + other].sizes.mean())
-            gap = float(np.hypot(*(here - _midpoint(known[other].centres))))
-            if gap >= config.same_centre * size and not _sides_of_one_card(
-                known, group, other, size, config
-            ):
+            meet = float(np.hypot(*(here - _midpoint(known[other].centres)))) < (
+                config.same_centre * size
+            )
+            corners = _card_corners(known, group + other, size, config)
+            if not meet and corners is None:
                 continue
+            diagonals = meet and corners is not None and _across(group, corners)
             alike = known.class_ids[group[0]] == known.class_ids[other[0]]
-            if alike or _likelier_one_card(_agreement(known, group, other, config)):
+            if diagonals or alike or _likelier_one_card(_agreement(known, group, other, config)):
                 other += group
                 break
         else:
@@ -485,38 +492,47 @@ def _join_diagonals(
     return joined
 
 
-def _sides_of_one_card(
-    known: Detections, a: list[int], b: list[int], size: float, config: PairingConfig
-) -> bool:
-    """Whether two pairs of indices are a four-index card's two sides: its columns, or its two
-    ends (a far card's corners read two ways split so). The four lie at a rectangle's corners
-    (its diagonals meet and are equally long, within `same_centre`), each end's two indices
-    facing alike and side by side (`pair_min`..`side_by_side_max`), the two ends facing
-    opposite ways at most `pair_max` apart."""
-    if len(a) != 2 or len(b) != 2 or known.facing is None:
-        return False
-    centres, facing = known.centres.astype(np.float64), known.facing
-    if FACING_UNKNOWN in facing[a + b].tolist():
-        return False
-    a0, a1 = a
+Ends = tuple[tuple[int, int], tuple[int, int]]
+
+
+def _card_corners(
+    known: Detections, indices: list[int], size: float, config: PairingConfig
+) -> Ends | None:
+    """The card's two ends, ``((e0, e1), (f0, f1))`` with ``e0``-``f0`` and ``e1``-``f1`` its
+    long sides, where the four `indices` of `known` lie at one four-index card's corners; else
+    None. Each end's two indices face alike and lie side by side (`pair_min`..
+    `side_by_side_max`), the ends face opposite ways at most `pair_max` apart, and the four make
+    a rectangle: its diagonals meet and are equally long, within `same_centre`."""
+    if len(indices) != 4 or known.facing is None:
+        return None
+    facing = [int(known.facing[i]) for i in indices]
+    e = [i for i, way in zip(indices, facing, strict=True) if way == facing[0]]
+    f = [i for i, way in zip(indices, facing, strict=True) if way == (facing[0] + 2) % 4]
+    if FACING_UNKNOWN in facing or len(e) != 2 or len(f) != 2:
+        return None
+    centres = known.centres.astype(np.float64)
     tolerance = config.same_centre * size
-    for p, q in ((b[0], b[1]), (b[1], b[0])):  # corners in turn: a0, a1, q, p
-        meet = np.hypot(*(centres[a0] + centres[q] - centres[a1] - centres[p])) / 2
-        lengths = np.hypot(*(centres[q] - centres[a0])) - np.hypot(*(centres[p] - centres[a1]))
-        if meet >= tolerance or abs(lengths) >= tolerance:
+
+    def apart(i: int, j: int) -> float:
+        return float(np.hypot(*(centres[i] - centres[j])))
+
+    for f0, f1 in ((f[0], f[1]), (f[1], f[0])):
+        e0, e1 = e
+        meet = float(np.hypot(*(centres[e0] + centres[f1] - centres[e1] - centres[f0]))) / 2
+        if meet >= tolerance or abs(apart(e0, f1) - apart(e1, f0)) >= tolerance:
             continue
-        # the ends: a0-a1 and p-q where a0 and a1 face alike, else a0-p and a1-q
-        ends = ((a0, a1), (p, q)) if facing[a0] == facing[a1] else ((a0, p), (a1, q))
-        (e0, e1), (f0, f1) = ends
-        if facing[e0] != facing[e1] or facing[f0] != facing[f1] or facing[e0] == facing[f0]:
-            continue
-        width = [np.hypot(*(centres[i] - centres[j])) / size for i, j in ends]
-        length = np.hypot(*(centres[e0] - centres[f0])) / size
-        if all(config.pair_min <= w <= config.side_by_side_max for w in width) and (
-            config.pair_min <= length <= config.pair_max
+        widths = (apart(e0, e1) / size, apart(f0, f1) / size)
+        if all(config.pair_min <= w <= config.side_by_side_max for w in widths) and (
+            config.pair_min <= apart(e0, f0) / size <= config.pair_max
         ):
-            return True
-    return False
+            return (e0, e1), (f0, f1)
+    return None
+
+
+def _across(group: list[int], ends: Ends) -> bool:
+    """Whether `group`'s two indices are opposite corners of the card whose `ends` are given."""
+    (e0, e1), (f0, f1) = ends
+    return set(group) in ({e0, f1}, {e1, f0})
 
 
 def _agreement(known: Detections, a: list[int], b: list[int], config: PairingConfig) -> float:

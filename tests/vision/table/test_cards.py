@@ -298,10 +298,25 @@ def test_a_four_index_card_whose_diagonals_read_as_two_cards_is_one() -> None:
     (one,) = cards_from_detections(read_as(card, ["JS", "JS", "JC", "JC"], rows)).cards
     assert (str(one.card), one.indices_seen) == ("JS", 4)
     assert one.centre == pytest.approx((300, 300))
-    # a pile: two cards stacked about one centre, each read surely, stay two
-    sure = [{"JS": 0.999}, {"JS": 0.999}, {"QD": 0.999}, {"QD": 0.999}]
-    pile = cards_from_detections(read_as(card, ["JS", "JS", "QD", "QD"], sure))
-    assert sorted(str(c.card) for c in pile.cards) == ["JS", "QD"]
+    # at a card's corners, its diagonals are that card however surely they read otherwise
+    sure = [{"JS": 0.999}, {"JS": 0.999}, {"QD": 0.998}, {"QD": 0.998}]
+    (corners,) = cards_from_detections(read_as(card, ["JS", "JS", "QD", "QD"], sure)).cards
+    assert (str(corners.card), corners.indices_seen) == ("JS", 4)
+    # a pile: two cards stacked about one centre, the lower turned a little, each read surely,
+    # stay two
+    top = card_detections("JS", (300, 300))
+    lower = top.with_rows(boxes=_turned_about(top.boxes, (300, 300), 12))
+    pile = read_as(Detections.concatenate([top, lower]), ["JS", "JS", "QD", "QD"], sure)
+    assert sorted(str(c.card) for c in cards_from_detections(pile).cards) == ["JS", "QD"]
+
+
+def _turned_about(boxes: np.ndarray, centre: tuple[float, float], degrees: float) -> np.ndarray:
+    """`boxes` moved as their centres turn `degrees` about `centre`, each keeping its size."""
+    turn = np.radians(degrees)
+    rotation = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+    middles = (boxes[:, :2] + boxes[:, 2:]) / 2
+    moved = (middles - centre) @ rotation.T + centre - middles
+    return np.asarray(boxes + np.tile(moved, 2), np.float32)
 
 
 @pytest.mark.parametrize("rotation", [0, 1])
