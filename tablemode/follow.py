@@ -185,7 +185,9 @@ class Follower:
             if ended is not None:
                 return ended
         chosen, index = first, free[0]
-        if first.doubt and len(free) > 1:  # the card after it may be the one laid first
+        # Laid out of turn (or impossible), the card after it may be the one laid first; a card
+        # only unsurely read is still the first laid (its seat did not say go).
+        if first.doubt_code in ("not next", "impossible") and len(free) > 1:
             second = self._play_of(game, view.plays[free[1]], key)
             if not second.doubt:
                 chosen, index = second, free[1]

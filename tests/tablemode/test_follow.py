@@ -224,6 +224,19 @@ def test_two_cards_seen_in_the_other_order_are_played_in_turn() -> None:
     assert game.deal_state.pegging.count == 20
 
 
+def test_a_card_unsurely_read_is_still_the_first_laid_before_a_sure_one_after_it() -> None:
+    """Issue #59 (4 players, a corner, seed 0): left's AS, read AS or AC for a while, then
+    right's AD. The AD is no play before the AS: its seat said no go, its card lies there."""
+    game, follower = play_ready()
+    apply_sure(game, follower, view(PLAYS[:3]))  # 10S, JH, 6D: 26, seat 0 to play
+    doubtful = CardReading(((parse_card("4D"), 0.6), (parse_card("4C"), 0.35)), sure=False)
+    table = TableView(sure(STARTER), (*view(PLAYS[:3]).plays, LaidCard(0, doubtful),
+                                      LaidCard(1, sure("5C"))))  # fmt: skip
+    proposal = follower.proposals(game, table)[0]
+    assert (proposal.seat, proposal.options[0].cards) == (0, (parse_card("4D"),))
+    assert not proposal.sure and proposal.doubt_code == "unsure"
+
+
 # Five-card cribbage: top leads 10C, bottom KD, top 9H (29); bottom cannot play on: go, and the
 # single count ends with cards left in hand, turned up in their rows for the show.
 FIVE_PAST_31 = DealScript.of(
