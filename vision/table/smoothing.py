@@ -105,8 +105,14 @@ class SmoothingConfig:
     #: A track reports this many likeliest cards (`SeenCard.choices`), each this likely.
     choices: int = 5
     choice_floor: float = 0.001
-    #: A sighting this close to where a track is expected is that track (same spot).
+    #: A sighting this close to where a track is expected is that track (same spot)...
     match_radius: float = 1.5
+    #: ...unless it is a whole card read at least `other_sure` as one that the track, laid or
+    #: decided, gives under `other_chance`, at least `other_apart` from it: the next card of a
+    #: row, laid while the hand hid this one, not this card read again.
+    other_sure: float = 0.9
+    other_chance: float = 0.01
+    other_apart: float = 0.75
     #: A lone index this close to a matched card's other corner is that corner misread...
     same_spot: float = 1.0
     #: ...while the card was seen whole within this many frames. Longer, that corner is
@@ -617,7 +623,7 @@ class TableSmoother:
             s, t = sightings[i], self._tracks[j]
             if d > self.config.match_radius:
                 break
-            if id(s) not in used and id(t) not in matched:
+            if id(s) not in used and id(t) not in matched and not self._laid_beside(s, t, d):
                 match(s, t)
         for s, t in pairs:
             if id(s) not in used and id(t) not in matched:
@@ -636,6 +642,20 @@ class TableSmoother:
                     track.settle()
                 self._tracks.append(track)
         return shift
+
+    def _laid_beside(self, seen: SeenCard, track: _Track, apart: float) -> bool:
+        """Whether `seen`, `apart` index sizes from where `track` is expected, is another card
+        laid beside it (`other_sure`, `other_chance`, `other_apart`)."""
+        config = self.config
+        if (
+            apart < config.other_apart
+            or seen.indices_seen < 2
+            or seen.confidence < config.other_sure
+        ):
+            return False
+        if track.posterior is None or not (track.played or track.sure):
+            return False
+        return bool(track.posterior[class_of_card(seen.card)] < config.other_chance)
 
     def _release(self, laid: Collection[Card]) -> None:
         """The players' word over the reader's: a card laid as read here that the game took as
@@ -761,8 +781,10 @@ class TableSmoother:
                 unsettled.append(track.arrived)
         events = []
         for _, seat, card, track in sorted(ready, key=lambda r: r[0]):
-            if card in self._emitted or self._twin_of_played(track):
-                continue  # two spots with one identity, or one card read as two: laid once
+            if card in self._emitted or self._twin_of_played(track) or track.misses:
+                # two spots with one identity, or one card read as two: laid once; a card
+                # unseen now is laid once seen (a twin's corners unseen lately are no card)
+                continue
             waiting = [a for a in unsettled if a < track.arrived]
             if any(self._frame - a <= self.config.order_wait for a in waiting):
                 break  # a card laid before it is not read yet: the play keeps its order

@@ -555,6 +555,20 @@ def test_a_card_of_another_rank_laid_close_beside_a_laid_card_is_laid() -> None:
     assert [str(e) for e in events] == ["top laid AC", "top laid 9C"]
 
 
+def test_a_card_laid_on_a_row_while_the_card_below_is_hidden_is_a_card_of_its_own() -> None:
+    """A side seat's row (issue #59, a corner, 4 players, seed 0): left's 3D laid 1.3 index
+    sizes along from its AS while the hand hid the AS. The 3D is not the AS read again: a
+    whole card read surely as one the AS's evidence rules out, off its spot, is laid too."""
+    smoother = TableSmoother(TWO)
+    start_empty(smoother)
+    ace = card_detections("AS", (800, 230), rotation=2)
+    events = [e for _ in range(5) for e in feed(smoother, table([ace])).events]
+    three = card_detections("3D", (774, 230), rotation=2)
+    events += [e for _ in range(10) for e in feed(smoother, table([three])).events]
+    events += [e for _ in range(5) for e in feed(smoother, table([ace, three])).events]
+    assert [str(e) for e in events] == ["top laid AS", "top laid 3D"]
+
+
 def test_a_card_read_beside_a_corrected_card_as_its_old_name_is_that_card() -> None:
     """Top's card read as AC was taken as AS: an AC read 1.5 index sizes from it (its corners
     misread the same way) lays nothing; an AC laid across the table does."""
