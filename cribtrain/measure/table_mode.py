@@ -13,7 +13,7 @@ from cribtrain.data.deal_clips import DealClip, DealScript
 from scorer.cards import Card
 from scorer.game import Game, Phase
 from scorer.settings import Settings, Variant
-from tablemode.follow import Follower, Option, Proposal, option_for
+from tablemode.follow import Follower, Option, Proposal, option_for, steps_to_play
 from tablemode.steps import Step, legal
 from tablemode.tracker import TableTracker, TrackerConfig
 from tablemode.view import TableView
@@ -94,7 +94,7 @@ def follow_clip(
     tracker = TableTracker(players, (width, height), config)
     follower = Follower()
     result = Followed(game)
-    truth = truth_by_key(script)
+    truth, seats = truth_by_key(script), play_seats(script)
     first_frame = {m.cards[0]: m.frame for m in clip.marks if m.kind == "play"}
     decided: set[str] = set()
     for index, frame in enumerate(clip.frames):
@@ -109,7 +109,7 @@ def follow_clip(
                 if proposal.key not in decided:
                     decided.add(proposal.key)
                     _score_reading(result, proposal, view, truth, first_frame, index)
-                if not _act(result, game, follower, proposal, truth):
+                if not _act(result, game, follower, proposal, truth, seats):
                     break
 
         tracker.update(frame, reader, game, str(index), follow=follow)
@@ -134,6 +134,12 @@ def truth_by_key(script: DealScript) -> dict[str, tuple[Card, ...]]:
                 sorted(script.hands[seat])
             )
     return truth
+
+
+def play_seats(script: DealScript) -> dict[str, int]:
+    """Play key → the seat (engine order) that laid it."""
+    return {f"deal 1 play {n}": script.seats.index(seat)
+            for n, (seat, _) in enumerate(script.plays, start=1)}  # fmt: skip
 
 
 def _cards(proposal: Proposal, cards: tuple[Card, ...]) -> tuple[Card, ...]:
@@ -167,14 +173,14 @@ def _first_choices(proposal: Proposal, view: TableView) -> tuple[Card, ...]:
 
 
 def _act(result: Followed, game: Game, follower: Follower, proposal: Proposal,
-         truth: dict[str, tuple[Card, ...]]) -> bool:  # fmt: skip
+         truth: dict[str, tuple[Card, ...]], seats: dict[str, int]) -> bool:  # fmt: skip
     """Apply `proposal` as the table would: by itself when sure, else as the player answers.
     Whether anything was applied."""
     wanted = truth.get(proposal.key)
     proposed = proposal.options[0] if proposal.options else None
     right = proposed
     if wanted is not None:
-        right = _right(game, proposal, wanted)
+        right = _right(game, proposal, wanted, seats.get(proposal.key))
     if right is None:
         follower.decline(proposal.key)
         return False
@@ -190,9 +196,15 @@ def _act(result: Followed, game: Game, follower: Follower, proposal: Proposal,
     return True
 
 
-def _right(game: Game, proposal: Proposal, wanted: tuple[Card, ...]) -> Option | None:
-    """The option reading the true cards: offered, or entered by the player."""
-    offered = next((o for o in proposal.options if _cards(proposal, o.cards) == wanted), None)
+def _right(game: Game, proposal: Proposal, wanted: tuple[Card, ...], seat: int | None
+           ) -> Option | None:  # fmt: skip
+    """The option reading the true cards (a play by its true `seat`): offered, or entered by
+    the player."""
+    offered = next((o for o in proposal.options if _cards(proposal, o.cards) == wanted
+                    and seat in (None, o.steps[-1].seat)), None)  # fmt: skip
+    if offered is None and proposal.kind == "play" and seat is not None:
+        play = steps_to_play(game, seat, wanted[0])  # entered on the form
+        return None if play is None else Option(wanted, 0.0, play)
     if offered is not None or proposal.kind != "show":
         return offered or option_for(game, proposal, wanted)
     steps = (Step("show", proposal.seat, wanted),)  # a hand entered on the form
