@@ -133,6 +133,10 @@ class SmoothingConfig:
     #: `twin_frames`, whenever it came (one card's corners read one way, then another, mostly
     #: in suit): a row's cards lie 1.6 index sizes apart at the least, nearer on a far camera.
     twin_always_within: float = 1.2
+    #: ...and so is a card whose every index lies within this many index sizes of an index the
+    #: laid card was seen by (its most indices), both seen within `twin_frames`: a far
+    #: four-index card's column read as another card lies a column's half-width off its centre.
+    twin_spot: float = 0.6
     #: Cards first seen in this many frames from the start were on the table before it.
     settle_frames: int = 2
     #: A card's centre guessed from one corner is off by up to this (its first whole sighting
@@ -218,6 +222,8 @@ class _Track:
     played: bool = False
     #: Cards the players said it is not: laid as one of them, the game took it as another.
     ruled_out: set[Card] = field(default_factory=set)
+    #: Where its indices lay when it was seen by the most of them (moved with the camera).
+    spots: list[tuple[float, float]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.arrived < 0:
@@ -250,6 +256,8 @@ class _Track:
         )
         self.seen, self.offset, self.misses = seen, (0.0, 0.0), 0
         self._follow((shift[0] + correction[0], shift[1] + correction[1]))
+        if seen.indices_seen >= max(2, len(self.spots)):
+            self.spots = [(float(x), float(y)) for x, y in seen.detections.centres.tolist()]
         self._hit(True)
         self.votes.append(seen.card)
         while len(self.votes) > self.config.vote_window:
@@ -319,6 +327,7 @@ class _Track:
             self.settled = (self.settled[0] + shift[0], self.settled[1] + shift[1])
         if self.settled is not None and self.moved_from(self.settled):
             self.settled = None
+        self.spots = [(x + shift[0], y + shift[1]) for x, y in self.spots]
 
     def moved_from(self, spot: tuple[float, float]) -> bool:
         return math.dist(self.centre, spot) > self.config.move_radius * self.seen.glyph_size
@@ -626,8 +635,10 @@ class TableSmoother:
             if id(s) not in used and id(t) not in matched and not self._laid_beside(s, t, d):
                 match(s, t)
         for s, t in pairs:
-            if id(s) not in used and id(t) not in matched:
-                match(s, t)  # the card moved (e.g. from the hand to the play row)
+            if id(s) not in used and id(t) not in matched and s.indices_seen >= 2:
+                # the card moved (e.g. from the hand to the play row); a lone index only
+                # guesses where its card lies, and far off it is another card misread
+                match(s, t)
         absorb()
         for track in self._tracks:
             if id(track) in matched:
@@ -718,7 +729,18 @@ class TableSmoother:
             )
             if apart <= config.twin_always_within and seen_with and alike:
                 return True
+            if seen_with and not track.misses and self._on_spots(track, other):
+                return True
         return False
+
+    def _on_spots(self, track: _Track, other: _Track) -> bool:
+        """Whether every index `track` is seen by now lies where `other` was seen by one
+        (`twin_spot`)."""
+        reach = self.config.twin_spot * track.seen.glyph_size
+        return bool(other.spots) and all(
+            min(math.dist((x, y), spot) for spot in other.spots) <= reach
+            for x, y in track.seen.detections.centres.tolist()
+        )
 
     def _came_as_one(self, track: _Track, other: _Track) -> bool:
         """Whether `other` came with `track` (`twin_frames`) where it lies (`twin_within` of
