@@ -79,6 +79,9 @@ class SeatLearner:
         self.centre: tuple[float, float] | None = None
         #: The seats a player put right (`fix`): never learnt again from the game.
         self.fixed: set[Seat] = set()
+        #: The cards of this deal's play that a seat was learnt from, by the seat that laid them:
+        #: the first card laid is the turn's, wherever the seats not yet learnt put it.
+        self.laid_by: dict[Card, Seat] = {}
         self._before_play: set[Card] = set()
         self._deal = 0
 
@@ -138,7 +141,7 @@ class SeatLearner:
         deal = game.deal_state
         number = deal.number if deal is not None else 0
         if number != self._deal:
-            self._deal, self._before_play = number, set()
+            self._deal, self._before_play, self.laid_by = number, set(), {}
         cards = _positions(state)
         playing = game.phase is Phase.PLAY and deal is not None and deal.pegging is not None
         played = deal.pegging.played if playing and deal and deal.pegging else []
@@ -150,7 +153,7 @@ class SeatLearner:
         before = dict(self.learnt)
         for seat, laid in zip(self.seats, played, strict=False):
             if seat not in self.learnt and seat not in self.fixed and laid and laid[0] in cards:
-                self.learnt[seat] = cards[laid[0]]
+                self.learnt[seat], self.laid_by[laid[0]] = cards[laid[0]], seat
         turn = game.turn
         if not any(played) and turn is not None and self.seats[turn] not in self.learnt:
             starter = deal.starter
@@ -162,6 +165,7 @@ class SeatLearner:
             ]
             if len(new) == 1:  # the first card of the play: laid by the player whose turn it is
                 self.learnt[self.seats[turn]] = cards[new[0]]
+                self.laid_by[new[0]] = self.seats[turn]
         return self.learnt != before
 
 

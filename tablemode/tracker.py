@@ -300,7 +300,10 @@ class TableTracker:
             if self.table is not None and game is not None:
                 self.seats.observe(game, smoothed.state)
             state = smoothed.state
-            view = table_view(state, self.smoother.events, players, self.event_frames.get, frame)
+            laid_by = self.seats.laid_by if self.table is not None else None
+            view = table_view(
+                state, self.smoother.events, players, self.event_frames.get, frame, laid_by
+            )
             if follow is not None:
                 game = follow(view) or game
         self._view = view

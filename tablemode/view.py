@@ -3,13 +3,13 @@ laid in the play in order, the crib, and whether the table is clear."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from scorer.cards import Card
 from tablemode.seats import game_seat
 from vision.table.cards import SeenCard
-from vision.table.roles import TableState
+from vision.table.roles import Seat, TableState
 from vision.table.smoothing import PlayEvent
 
 #: The reader's cards for one physical card, likeliest first, with their chances.
@@ -72,12 +72,14 @@ def table_view(
     players: int,
     frame_of: Callable[[int], str | None] = lambda index: None,
     frame: str | None = None,
+    laid_by: Mapping[Card, Seat] | None = None,
 ) -> TableView:
     """The view of a smoothed table and the deal's play events (`frame_of` names the kept frame
-    of a smoother frame number)."""
+    of a smoother frame number; `laid_by`, the seat that laid a card where the game says so,
+    over the seat where the card was seen: `SeatLearner.laid_by`)."""
     plays: list[LaidCard] = []
     for event in events:
-        seat = game_seat(players, event.seat)
+        seat = game_seat(players, (laid_by or {}).get(event.card, event.seat))
         if seat is not None:
             plays.append(LaidCard(seat, reading_of(event, frame_of(event.frame))))
     crib = tuple(reading_of(c, frame) for c in state.crib)

@@ -10,10 +10,12 @@ from scorer.cards import parse_card
 from scorer.game import Game
 from scorer.settings import Settings
 from tablemode.seats import SeatLearner, table_phase
+from tablemode.view import table_view
 from tests.tabletop import card_detections, table
 from vision.table.cards import cards_from_detections
 from vision.table.roles import Seat, TableLayout, TableState, assign_roles
 from vision.table.seating import Seating
+from vision.table.smoothing import PlayEvent
 
 SIDE = (640, 640)
 
@@ -42,6 +44,7 @@ def test_the_first_card_of_the_play_says_where_its_player_sits() -> None:
     starter = ("6D", (330, 310))
     assert not learner.observe(game, state(("9C", (150, 300)), starter))
     assert learner.observe(game, state(("9C", (150, 300)), starter, ("AH", (170, 310))))
+    assert learner.laid_by == {parse_card("AH"): "bottom"}  # the turn's, wherever it lies
     seating = learner.seating
     assert seating.on_table and seating.centre is not None
     assert near(seating.centre, (330, 310))  # the starter lies on the pack, mid-table
@@ -50,6 +53,7 @@ def test_the_first_card_of_the_play_says_where_its_player_sits() -> None:
     game.play(0, parse_card("AH"))
     game.play(1, parse_card("2S"))  # the top's first card says where the top sits
     assert learner.observe(game, state(starter, ("AH", (170, 310)), ("2S", (490, 430))))
+    assert learner.laid_by == {parse_card("AH"): "bottom", parse_card("2S"): "top"}
     assert near(learner.seating.axes["top"], (0.8, 0.6))  # where it lies, not just facing
     assert near(learner.seating.axes["bottom"], (-1.0, 0.0))
 
@@ -97,3 +101,13 @@ def test_a_card_on_the_pack_beside_the_starter_says_nothing_of_the_seats() -> No
     assert not learner.observe(game, state(*crowd))
     assert learner.observe(game, state(*crowd, ("AH", (320, 500))))
     assert near(learner.seating.axes["bottom"], (0.0, 1.0))
+
+
+def test_the_view_lays_a_card_the_seats_were_learnt_from_by_that_seat() -> None:
+    """The side's 3-player seed 0 (issue #59): the first card laid lay where the picture's edges
+    put the bottom seat, but it is the turn's (left's), as the seats are learnt from it."""
+    first = PlayEvent("bottom", parse_card("JH"), 12)
+    empty = TableState(TableLayout(["bottom", "left", "right"]), {})
+    assert [p.seat for p in table_view(empty, [first], 3).plays] == [0]
+    learnt = table_view(empty, [first], 3, laid_by={first.card: "left"})
+    assert [p.seat for p in learnt.plays] == [1]
