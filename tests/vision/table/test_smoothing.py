@@ -569,18 +569,27 @@ def test_a_card_laid_on_a_row_while_the_card_below_is_hidden_is_a_card_of_its_ow
     assert [str(e) for e in events] == ["top laid AS", "top laid 3D"]
 
 
-def test_a_laid_card_s_column_read_as_another_card_lays_nothing() -> None:
-    """A far JS (issue #59, a corner, 4 players, seed 1), seen whole, then by its columns read
-    JS and JC, each surely: the JC column's centre lies half the card's width off the JS's
-    (no twin by distance), but its indices lie where the JS's were seen: no card of its own.
-    (The cards lying there from the start say the camera did not move.)"""
+LYING = [card_detections(c, (300 + 100 * i, 500)) for i, c in enumerate(["2D", "8C", "QH"])]
+FAR_JS = card_detections("JS", (800, 230), rotation=2, corners="tl br tr bl")
+
+
+def far_js_read_by_columns(frames: int) -> tuple[TableSmoother, list[PlayEvent]]:
+    """A far JS laid, seen whole, then by its columns read JS and JC, each surely, for
+    `frames` frames (the cards lying there from the start say the camera did not move)."""
     smoother = TableSmoother(TWO)
-    lying = [card_detections(c, (300 + 100 * i, 500)) for i, c in enumerate(["2D", "8C", "QH"])]
-    spade = card_detections("JS", (800, 230), rotation=2, corners="tl br tr bl")
-    events = [e for i in range(7) for e in feed(smoother, table(lying + [spade] * (i > 1))).events]
+    events = [e for i in range(7) for e in feed(smoother, table(LYING + [FAR_JS] * (i > 1))).events]
     left = card_detections("JS", (800, 230), rotation=2, corners="tl bl")
     right = card_detections("JC", (800, 230), rotation=2, corners="tr br")
-    events += [e for _ in range(8) for e in feed(smoother, table([*lying, left, right])).events]
+    for _ in range(frames):
+        events += feed(smoother, table([*LYING, left, right])).events
+    return smoother, events
+
+
+def test_a_laid_card_s_column_read_as_another_card_lays_nothing() -> None:
+    """A far JS (issue #59, a corner, 4 players, seed 1) read by its columns as JS and JC: the
+    JC column's centre lies half the card's width off the JS's (no twin by distance), but its
+    indices lie where the JS's were seen: no card of its own."""
+    _, events = far_js_read_by_columns(8)
     assert [str(e) for e in events] == ["top laid JS"]
 
 
@@ -588,15 +597,9 @@ def test_a_lone_index_far_from_a_card_of_its_name_does_not_move_that_card_there(
     """...and then a lone index read JC two index sizes off: a lone corner only guesses where
     its card lies, so the JC column's track does not move there (out of the JS's spots) to be
     laid; the lone index lies beside the JS, and lays nothing either."""
-    smoother = TableSmoother(TWO)
-    lying = [card_detections(c, (300 + 100 * i, 500)) for i, c in enumerate(["2D", "8C", "QH"])]
-    spade = card_detections("JS", (800, 230), rotation=2, corners="tl br tr bl")
-    events = [e for i in range(7) for e in feed(smoother, table(lying + [spade] * (i > 1))).events]
-    left = card_detections("JS", (800, 230), rotation=2, corners="tl bl")
-    right = card_detections("JC", (800, 230), rotation=2, corners="tr br")
-    events += [e for _ in range(2) for e in feed(smoother, table([*lying, left, right])).events]
+    smoother, events = far_js_read_by_columns(2)
     lone = card_detections("JC", (760, 230), rotation=2, corners="br")
-    events += [e for _ in range(8) for e in feed(smoother, table([*lying, spade, lone])).events]
+    events += [e for _ in range(8) for e in feed(smoother, table([*LYING, FAR_JS, lone])).events]
     assert [str(e) for e in events] == ["top laid JS"]
 
 
