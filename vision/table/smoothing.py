@@ -709,8 +709,8 @@ class TableSmoother:
 
     def _twin_of_played(self, track: _Track) -> bool:
         """Whether `track` lies where a card already laid lies: come with it or read as the
-        name the players took from it (`twin_within`), or seen with it lately
-        (`twin_always_within`)."""
+        name the players took from it (`twin_within`), or seen with it lately: of its rank
+        (`twin_always_within`), or by indices where it was seen by its own (`twin_spot`)."""
         config = self.config
         g = track.seen.glyph_size
         for other in self._tracks:
