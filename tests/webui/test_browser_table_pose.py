@@ -60,18 +60,7 @@ def answer(page: sync_api.Page, server: Server, game_id: str) -> int:
     return 0
 
 
-# From the edge the far seat's 4H is read surely as AH now and then (frame by frame too): the
-# page applies it, and this test, answering questions only, does not tap "Wrong card?" as a
-# player would (2 taps). Run, not skipped: a pass shows as XPASS.
-EDGE_MISREAD = pytest.mark.xfail(
-    reason="issue #59: the far seat's 4H read surely as AH from the edge", strict=False
-)
-
-
-@pytest.mark.parametrize(
-    ("pose", "size"),
-    [pytest.param("edge", "desktop", marks=EDGE_MISREAD), ("corner", "phone")],
-)
+@pytest.mark.parametrize(("pose", "size"), [("edge", "desktop"), ("corner", "phone")])
 def test_a_four_player_deal_from_a_propped_phone_is_followed_to_the_crib(
     server: Server, tmp_path: Path, pose: str, size: str
 ) -> None:
