@@ -62,9 +62,12 @@ class Proposal:
     doubt: str = ""
     #: The same as a code and its values, for a page in another language: "declined",
     #: "not next" (`seat`: where the card lies), "impossible" and "misread" (`card`: as read),
-    #: "unsure", "not a crib", "crib unsure".
+    #: "unsure", "not a crib", "crib unsure", "crib card unseen".
     doubt_code: str = ""
     doubt_args: tuple[tuple[str, str | int], ...] = ()
+    #: A crib with a card never read: the cards read, with no option; the players' answer is
+    #: these and the card they name (`option_for`).
+    partial: tuple[Card, ...] = ()
 
     def option(self, cards: Sequence[Card] | None = None) -> Option:
         """The option reading `cards` (None: the proposal's own); KeyError when it has none."""
@@ -88,6 +91,7 @@ class Proposal:
             "doubt_code": self.doubt_code,
             "doubt_args": dict(self.doubt_args),
             "options": [o.to_json() for o in self.options],
+            "partial": [str(c) for c in self.partial],
         }
 
 
@@ -298,7 +302,10 @@ class Follower:
         self, game: Game, view: TableView, seat: int, key: str, claim: bool
     ) -> Proposal | None:
         """The crib turned face up: its four cards read, each with the deal as a prior. A
-        fifth card seen with them is one of them read twice: which four, the players say."""
+        fifth card seen with them is one of them read twice: which four, the players say; with
+        a card never read, the players name it."""
+        if len(view.crib) == 3:
+            return self._short_crib(game, view, seat, key, claim)
         if len(view.crib) == 5:
             options = self._crib_fours(game, view.crib, seat)
         elif len(view.crib) == 4:
@@ -339,6 +346,32 @@ class Follower:
             frame=view.crib[0].frame or view.frame,
             doubt=doubt,
             doubt_code=code,
+        )
+
+    def _short_crib(
+        self, game: Game, view: TableView, seat: int, key: str, claim: bool
+    ) -> Proposal:
+        """A crib with a card unread (`SmoothingConfig.crib_short_wait`): the cards read, each
+        its likeliest possible card, and a question for the one missing."""
+        placed = set(placed_this_deal(game))
+        read: list[Card] = []
+        for reading in view.crib:
+            card = next((c for c, _ in reading.choices if c not in placed and c not in read), None)
+            if card is not None:
+                read.append(card)
+        text = f"seat {seat}'s crib {' '.join(map(str, read))} and a card unread"
+        return Proposal(
+            key,
+            "crib",
+            seat,
+            text,
+            (),
+            sure=False,
+            claim=claim,
+            frame=view.crib[0].frame or view.frame,
+            doubt="a crib card is not seen",
+            doubt_code="crib card unseen",
+            partial=tuple(read),
         )
 
     def _crib_fours(self, game: Game, crib: Sequence[CardReading], seat: int) -> list[Option]:
@@ -479,15 +512,18 @@ def steps_to_play(game: Game, seat: int, card: Card) -> tuple[Step, ...] | None:
 
 def option_for(game: Game, proposal: Proposal, cards: Sequence[Card]) -> Option | None:
     """`proposal` read as `cards`, which the reader need not have offered (a player's
-    correction): a play by the proposal's seat after the go's it implies, otherwise the
-    proposal's steps with `cards` in the last; None when the engine takes no such steps."""
+    correction): a play by the proposal's seat after the go's it implies, a crib with a card
+    unread shown as `cards`, otherwise the proposal's steps with `cards` in the last; None when
+    the engine takes no such steps."""
     offered = next((o for o in proposal.options if list(o.cards) == list(cards)), None)
     if offered is not None:
         return offered
-    if not proposal.options:
+    if not proposal.options and not proposal.partial:
         return None
     if proposal.kind == "play" and proposal.seat is not None and len(cards) == 1:
         steps = steps_to_play(game, proposal.seat, cards[0])
+    elif proposal.partial:
+        steps = (Step("show", proposal.seat, tuple(cards)),)
     else:
         *before, last = proposal.options[0].steps
         steps = (*before, replace(last, cards=tuple(cards)))

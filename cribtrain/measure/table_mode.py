@@ -153,11 +153,11 @@ def _score_reading(result: Followed, proposal: Proposal, view: TableView,
     wanted = truth.get(proposal.key)
     if wanted is None or proposal.kind == "show":
         return
-    proposed = _cards(proposal, proposal.options[0].cards) if proposal.options else ()
-    firsts = _cards(proposal, _first_choices(proposal, view))
+    # a crib is a set of cards, one of them perhaps unread (`Proposal.partial`)
+    proposed = proposal.options[0].cards if proposal.options else proposal.partial
     result.events += len(wanted)
-    result.prior_right += sum(1 for a, b in zip(proposed, wanted, strict=False) if a == b)
-    result.first_choice_right += sum(1 for a, b in zip(firsts, wanted, strict=False) if a == b)
+    result.prior_right += len(set(proposed) & set(wanted))
+    result.first_choice_right += len(set(_first_choices(proposal, view)) & set(wanted))
     if proposal.kind == "play" and wanted[0] in first_frame:
         result.frames_to_step.append(index - first_frame[wanted[0]])
 
@@ -184,7 +184,10 @@ def _act(result: Followed, game: Game, follower: Follower, proposal: Proposal,
     if right is None:
         follower.decline(proposal.key)
         return False
-    offered = right in proposal.options
+    # a crib with a card unread: the card is one tap in the question's picker
+    offered = right in proposal.options or (
+        bool(proposal.partial) and set(proposal.partial) <= set(right.cards)
+    )
     if proposal.sure:
         if right is not proposed:  # "Wrong card?", then its button or the form
             result.taps += 2 if offered else 1 + FORM_TAPS

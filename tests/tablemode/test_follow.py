@@ -193,6 +193,25 @@ def test_five_crib_cards_seen_ask_which_four_the_crib_is() -> None:
     assert len(offered) == 5 and set(parse_cards(CRIB)) in offered
 
 
+def test_a_crib_with_a_card_unread_asks_for_that_card_and_scores_as_entered_by_hand() -> None:
+    """Three crib cards seen (the fourth never read): nothing applied, the three read (through
+    the deal prior) and no option; the card the players name completes the crib."""
+    game, follower = play_ready()
+    apply_sure(game, follower, view(PLAYS))
+    crib = (sure("QD"), sure("3C"), reading(("JH", 0.9), ("8S", 0.1)))  # JH is laid: 8S
+    table = TableView(sure(STARTER), tuple(LaidCard(s, sure(c)) for s, c in PLAYS), crib)
+    proposal = follower.proposals(game, table)[0]
+    assert proposal.kind == "crib" and not proposal.sure and proposal.options == ()
+    assert proposal.doubt_code == "crib card unseen"
+    assert proposal.partial == tuple(parse_cards(["QD", "3C", "8S"]))
+    assert option_for(game, proposal, parse_cards(["QD", "3C", "8S", "JH"])) is None  # laid
+    answer = option_for(game, proposal, parse_cards(CRIB))
+    assert answer is not None
+    for step in answer.steps:
+        step.apply(game)
+    assert game.scores == entered_by_hand().scores and game.deals_played == 1
+
+
 def test_a_card_that_does_not_fit_the_count_follows_a_round_of_goes() -> None:
     game, follower = play_ready()
     laid = [(1, "10H"), (0, "KD"), (1, "9C")]  # 29: neither can play on; seat 0 leads again

@@ -227,3 +227,48 @@ def test_card_buttons_are_named_as_cards_in_the_page_s_language(
         assert page.get_attribute("#picker button[data-card=AS]", "aria-label") == picker
         page.close()
     assert errors == []
+
+
+#: A crib seen with a card never read (`Proposal.partial`).
+UNREAD = {
+    "key": "deal 1 crib of seat 0", "kind": "crib", "seat": 0, "sure": False, "claim": False,
+    "frame": None, "text": "seat 0's crib 9C 9D QS and a card unread",
+    "doubt": "a crib card is not seen", "doubt_code": "crib card unseen", "doubt_args": {},
+    "options": [], "partial": ["9C", "9D", "QS"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_crib_card_never_read_is_one_tap_in_the_question_s_picker(
+    server: Server, tmp_path: Path, size: str
+) -> None:
+    """The question says the three crib cards read; the picker leaves them out, and a tap on
+    the fourth answers with all four."""
+    game_id = dealt_by_ann(server)
+    errors: list[str] = []
+    answered: list[dict[str, Any]] = []
+
+    def answer(route: Route) -> None:
+        answered.append(json.loads(route.request.post_data or "{}"))
+        route.fulfill(json={"question": None, "last": None})
+
+    with browser() as chromium:
+        page = new_page(chromium, size, errors)
+        page.add_init_script(NO_CAMERA)
+        asked = {"question": UNREAD, "last": None}
+        page.route(f"**/api/games/{game_id}/table", lambda route: route.fulfill(json=asked))
+        page.route(f"**/api/games/{game_id}/table/answer", answer)
+        page.goto(f"{server.url}/games/{game_id}/table")
+        ask = page.locator(".question .ask")
+        ask.wait_for()
+        assert ask.inner_text() == "Ann's crib 9♣ 9♦ Q♠?"
+        assert page.locator(".question .doubt").inner_text() == "a crib card is not seen"
+        picker = page.locator(".question .picker")
+        assert picker.locator("button[data-card=QS]").is_hidden()
+        nine = picker.get_by_role("button", name="9 of hearts", exact=True)
+        shot(page, tmp_path, f"table-crib-unread-{size}")
+        nine.click()
+        page.wait_for_function("() => !document.querySelector('.question')")
+        page.close()
+    assert answered == [{"key": UNREAD["key"], "cards": ["9C", "9D", "QS", "9H"]}]
+    assert errors == []

@@ -21,7 +21,8 @@ shakes. `TableSmoother` keeps one *track* per spot on the table and
   laid first but read late holds back the cards laid after it, up to ``order_wait`` frames);
 - takes what the game says of the deal (`update`'s `phase`, from the caller): once the play has
   begun no new starter; after it, the cards turned up together (none laid in the play, all new
-  since the last card laid) are the crib wherever they lie, even touching a play row;
+  since the last card laid) are the crib wherever they lie, even touching a play row; three
+  of them lying ``crib_short_wait`` frames with no fourth are the crib with a card unseen;
 - keeps each card's role until the card moves (TABLE-MODE.md): one frame's grouping or a shaking
   camera must not re-zone it. A card already on the table when the smoother starts (first seen
   in its first ``settle_frames`` frames) or when `new_deal` is called is no play until it moves.
@@ -139,6 +140,9 @@ class SmoothingConfig:
     twin_spot: float = 0.6
     #: Cards first seen in this many frames from the start were on the table before it.
     settle_frames: int = 2
+    #: After the play, a crib's cards but one turned up and lying this many frames with no
+    #: other are the crib with a card never read (far, covered): the players name that one.
+    crib_short_wait: int = 3
     #: A card's centre guessed from one corner is off by up to this (its first whole sighting
     #: corrects it; no move).
     guess_error: float = 3.0
@@ -553,7 +557,8 @@ class TableSmoother:
         the play nor on the table from the deal's start, are the dealer's crib when they are
         as many as a crib holds, wherever they lie (a row, a fan, a spread pile). One more,
         two of them lying as one card (a fanned card's two index columns read as two cards),
-        are all the crib's: the players are asked which four it is."""
+        are all the crib's: the players are asked which four it is. One fewer, lying
+        `crib_short_wait` frames since the last of them came, are the crib but a card unread."""
         new = [
             t
             for t in tracks
@@ -564,9 +569,11 @@ class TableSmoother:
             and t.arrived > self._last_laid
             and (t.role is None or t.role.kind != "starter")
         ]
-        if len(new) != self.zones.crib_cards and not (
-            len(new) == self.zones.crib_cards + 1 and self._read_twice(new)
-        ):
+        full = self.zones.crib_cards
+        short = len(new) == full - 1 and all(
+            self._frame - t.arrived >= self.config.crib_short_wait for t in new
+        )
+        if len(new) != full and not short and not (len(new) == full + 1 and self._read_twice(new)):
             return {}
         crib = Role("crib", dealer)
         for track in new:

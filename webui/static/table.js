@@ -15,6 +15,7 @@ const TROUBLE_GONE_MS = 1000;  // ...and unsaid once unseen this long (not a han
 let state = null;
 let mode = { question: null, last: null };
 let correcting = false;  // the "Wrong card?" choices are open
+let unread = null;  // { key, card }: the crib card the players named, before their count
 let spoken = null;  // the shows already on the page (only new ones are spoken)
 let speaking = localStorage.getItem("cribcam-speak") === "on";
 
@@ -58,6 +59,7 @@ async function post(path, body) {
   if (answer.table_mode) mode = answer.table_mode;
   else if ("question" in answer) mode = answer;
   correcting = false;
+  unread = null;
   if (answer.phase) render(answer);
   else renderPrompt();
 }
@@ -406,6 +408,7 @@ function doubtText(proposal) {
     case "unsure": return t("not surely read");
     case "not a crib": return t("these cards cannot be the crib");
     case "crib unsure": return t("a crib card is not surely read");
+    case "crib card unseen": return t("a crib card is not seen");
     default: return tableWords(proposal.doubt);
   }
 }
@@ -457,14 +460,19 @@ function cardsLabel(cards) {
 
 function question(q) {
   const node = el("div", { class: "question", "data-key": q.key });
-  node.append(el("p", { class: "ask" }, proposalText(q, q.options[0]) + (q.claim ? "" : "?")));
+  const partial = q.partial || [];  // a crib's cards read when one is not
+  const named = unread && unread.key === q.key ? [unread.card] : [];
+  const read = q.options[0] || (partial.length ? { cards: [...partial, ...named], actions: [] } : undefined);
+  node.append(el("p", { class: "ask" }, proposalText(q, read) + (q.claim ? "" : "?")));
   if (q.doubt) node.append(el("p", { class: "doubt" }, doubtText(q)));
   const key = q.key;
+  if (partial.length && !named.length) return unreadCard(q, node);
   if (q.claim) {
     node.append(el("p", { class: "ask-claim" }, t("{name}: how many do you count?", { name: seatName(q.seat) })));
     const pad = el("div", { class: "pad" });
+    const cards = named.length ? { cards: read.cards } : {};
     for (let n = 0; n <= CLAIM_MAX; n++) {
-      pad.append(bigButton(num(n), () => post(`/api/games/${GAME}/table/answer`, { key, claim: n }), "pad-key"));
+      pad.append(bigButton(num(n), () => post(`/api/games/${GAME}/table/answer`, { key, ...cards, claim: n }), "pad-key"));
     }
     node.append(pad);
     return node;
@@ -477,6 +485,24 @@ function question(q) {
   if (!q.options.length) node.append(el("p", {}, ...tx("Enter it on the {form}.", { form })));
   options.append(bigButton(t("Not a card"), () => post(`/api/games/${GAME}/table/dismiss`, { key })));
   node.append(options);
+  return node;
+}
+
+/* A crib with a card never read: one tap names it (in muggins, the count follows). */
+function unreadCard(q, node) {
+  const key = q.key;
+  node.append(el("p", { class: "ask-unread" }, t("Which card is not seen?")));
+  const grid = el("div", { class: "picker compact", "aria-label": t("another card") });
+  node.append(grid);
+  new CardPicker(grid, (chosen, card) => {
+    if (!card) return;
+    if (q.claim) { unread = { key, card }; renderPrompt(); return; }
+    post(`/api/games/${GAME}/table/answer`, { key, cards: [...q.partial, card] });
+  }).reset(1, [...state.seen, ...q.partial], { hide: true });
+  const form = el("a", { href: `/games/${GAME}` }, t("the form"));
+  node.append(el("div", { class: "options" },
+    bigButton(t("Not a card"), () => post(`/api/games/${GAME}/table/dismiss`, { key }))),
+  el("p", {}, ...tx("Another card: {form}.", { form })));
   return node;
 }
 

@@ -432,6 +432,30 @@ def test_a_crib_card_read_twice_where_it_lies_leaves_the_players_to_say_which_fo
         assert len(state.crib) == crib_cards, (apart, state)
 
 
+def test_three_crib_cards_lying_with_no_fourth_are_the_crib_with_a_card_unread() -> None:
+    """A far crib card never read: the three turned up with it are the crib once they have
+    lain `crib_short_wait` frames (not at once: the fourth may be read a frame later)."""
+    smoother = TableSmoother(TWO)
+    start_empty(smoother)
+    starter = card_detections("KC", (640, 360))
+    for _ in range(6):
+        feed(smoother, table([starter]), dealer="bottom", phase="deal")
+    rows: dict[str, list[str]] = {"bottom": [], "top": []}
+    for seat, card in PLAYS:
+        rows[seat].append(card)
+        on_table = table([starter, *(play_row(s, r) for s, r in rows.items() if r)])
+        for _ in range(6):
+            feed(smoother, on_table, dealer="bottom", phase="play")
+    crib = row_detections(CRIB[:3], (580, 230), rotation=2)
+    sizes = []
+    for _ in range(SmoothingConfig().crib_short_wait + 4):
+        state = feed(smoother, table([on_table, crib]), dealer="bottom", phase="show").state
+        sizes.append(len(state.crib))
+    assert sizes[0] == 0 and sizes[-1] == 3, sizes
+    assert sorted(str(c.card) for c in state.crib) == sorted(CRIB[:3])
+    assert state.crib_seat == "bottom" and not state.undecided
+
+
 def test_the_starter_keeps_its_role_through_a_new_seating_once_the_play_has_begun() -> None:
     """Seats learnt from the first card laid re-zone the table: the starter is no play."""
     smoother = TableSmoother(TWO)

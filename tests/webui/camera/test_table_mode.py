@@ -138,6 +138,33 @@ def test_a_muggins_show_is_applied_with_the_players_claim(app: Flask, client: Fl
     assert shows[-1]["claim"]["claimed"] == 8 and shows[-1]["claim"]["outcome"] == "short"
 
 
+def test_a_crib_card_never_read_is_the_one_the_players_name(app: Flask, client: FlaskClient
+                                                            ) -> None:  # fmt: skip
+    """The crib seen with a card unread: the three read are asked with the card the players
+    tap; no answer without it, a placed card refused, the named one completes the deal."""
+    game_id = started(client)
+    starter = reading(("5S", 0.95))
+    plays = [(1, "5H"), (0, "JD"), (1, "5C"), (0, "KH"), (1, "AD"), (0, "2C"), (1, "AH"), (0, "3D")]
+    laid = tuple(LaidCard(s, reading((c, 0.95))) for s, c in plays)
+    modes(app).follow(game_id, TableView(starter), lambda f: None)
+    crib = tuple(reading((c, 0.95)) for c in ("9C", "9D", "QS"))
+    status = modes(app).follow(game_id, TableView(starter, laid, crib), lambda f: None)
+    question = status["question"]
+    assert question["kind"] == "crib" and question["doubt_code"] == "crib card unseen"
+    assert question["options"] == [] and question["partial"] == ["9C", "9D", "QS"]
+    key = question["key"]
+    bare = client.post(f"/api/games/{game_id}/table/answer", json={"key": key})
+    assert bare.status_code == 409 and body(bare)["code"] == "no_reading"
+    placed = client.post(f"/api/games/{game_id}/table/answer",
+                         json={"key": key, "cards": ["9C", "9D", "QS", "5H"]})  # fmt: skip
+    assert placed.status_code == 409 and body(placed)["code"] == "cannot_be_there"
+    answered = client.post(f"/api/games/{game_id}/table/answer",
+                           json={"key": key, "cards": ["9C", "9D", "QS", "9H"]})  # fmt: skip
+    assert answered.status_code == 200, body(answered)
+    crib_show = [e for e in body(answered)["events"] if e["kind"] == "crib"][-1]
+    assert crib_show["points"] == 8 and body(answered)["phase"] == "deal"
+
+
 def test_any_possible_card_corrects_a_reading_and_an_impossible_one_is_refused(
     app: Flask, client: FlaskClient
 ) -> None:
