@@ -21,12 +21,14 @@ from typing import Any, Literal
 from scorer.cards import Card
 from scorer.errors import CribbageError
 from scorer.game import Game, Phase
-from scorer.pegging import TARGET_COUNT, Pegging
+from scorer.pegging import TARGET_COUNT, PegAction, PegEvent, Pegging
 from tablemode.config import DEFAULT_TABLE_MODE, TableModeConfig
 from tablemode.steps import Step, copy_of, laid_this_deal, legal
 from tablemode.view import CardReading, LaidCard, TableView
 
 ProposalKind = Literal["starter", "play", "show", "crib"]
+#: A play the camera never saw (entered by the players): it took no event.
+_MISSED = -1
 
 
 @dataclass(frozen=True)
@@ -107,7 +109,8 @@ class Follower:
     #: This deal's play events taken, by index into `TableView.plays`, in the order played
     #: (two cards laid nearly together may reach the table's rows in the other order).
     _taken: list[int] = field(default_factory=list)
-    #: (deal, cards laid, event index) of the last play proposed: taken once a card more is laid.
+    #: (deal, cards laid, event index) of the last play proposed: taken by the card laid next
+    #: where it is that card or by its seat (another seat's card was one the camera missed).
     _offered: tuple[int, int, int] | None = None
     #: How many views the next play has looked laid out of turn, by its key.
     _out_of_turn: dict[str, int] = field(default_factory=dict)
@@ -170,8 +173,9 @@ class Follower:
         laid = sum(len(cards) for cards in deal.pegging.played)
         key = f"deal {deal.number} play {laid + 1}"
         played = set(laid_this_deal(game))
+        plays = [e for e in deal.pegging.events if e.action is PegAction.PLAY]
         free = [
-            i for i in self._free_events(deal.number, laid, len(view.plays))
+            i for i in self._free_events(deal.number, plays, view.plays)
             # a card the players entered already (a correction), seen laid: nothing new
             if view.plays[i].reading.card not in played
             or self._play_of(game, view.plays[i], key).options
@@ -223,17 +227,34 @@ class Follower:
         options = tuple(replace(o, steps=(*goes, *o.steps)) for o in shown.options)
         return replace(shown, options=options)
 
-    def _free_events(self, deal: int, laid: int, events: int) -> list[int]:
-        """The indexes of the play events not yet taken, in the order the table saw them."""
+    def _free_events(self, deal: int, played: Sequence[PegEvent], seen: Sequence[LaidCard]
+                     ) -> list[int]:  # fmt: skip
+        """The indexes of the play events (`seen`) not yet taken, in the order the table saw
+        them, after the game's `played` cards. A card played took the event proposed for it
+        where it is that card or by that seat (read otherwise), else the event seen as that
+        card; a card proposed from another seat's event, entered otherwise by the players, was
+        one the camera missed (it took none); one entered with nothing proposed took the first
+        event."""
         offered = self._offered
         if offered is None or offered[0] != deal:
             self._taken = []
-        elif offered[1] == laid - 1 and len(self._taken) == laid - 1:
-            self._taken.append(offered[2])  # the card proposed was played
-        del self._taken[laid:]  # plays undone
-        while len(self._taken) < laid:  # plays entered on the form: taken in the table's order
-            self._taken.append(min(set(range(events + laid)) - set(self._taken)))
-        return [i for i in range(events) if i not in self._taken]
+        taken = self._taken
+        del taken[len(played) :]  # plays undone
+        while len(taken) < len(played):
+            play = played[len(taken)]
+            free = [i for i in range(len(seen)) if i not in taken]
+            proposed = offered[2] if offered and offered[:2] == (deal, len(taken)) else None
+            if proposed in free and (
+                seen[proposed].reading.card == play.card or seen[proposed].seat == play.seat
+            ):
+                taken.append(proposed)
+                continue
+            same = [i for i in free if seen[i].reading.card == play.card]
+            if same or proposed is not None:
+                taken.append(same[0] if same else _MISSED)
+            else:  # in the table's order, perhaps an event not seen yet
+                taken.append(min(set(range(len(seen) + len(played))) - set(taken)))
+        return [i for i in range(len(seen)) if i not in taken]
 
     def _play_of(self, game: Game, laid: LaidCard, key: str) -> Proposal:
         """`laid` as the next play: by its own seat, else (with a doubt) by the turn's."""

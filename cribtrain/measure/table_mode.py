@@ -184,10 +184,13 @@ def _act(result: Followed, game: Game, follower: Follower, proposal: Proposal,
     if right is None:
         follower.decline(proposal.key)
         return False
-    # a crib with a card unread: the card is one tap in the question's picker
-    offered = right in proposal.options or (
-        bool(proposal.partial) and set(proposal.partial) <= set(right.cards)
+    # any other starter, or card by the play's seat, or a crib's card unread: the picker's tap
+    picked = (
+        proposal.kind == "starter"
+        or (proposal.kind == "play" and right.steps[-1].seat == proposal.seat)
+        or (bool(proposal.partial) and set(proposal.partial) <= set(right.cards))
     )
+    offered = right in proposal.options or picked
     if proposal.sure:
         if right is not proposed:  # "Wrong card?", then its button or the form
             result.taps += 2 if offered else 1 + FORM_TAPS

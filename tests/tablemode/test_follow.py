@@ -306,6 +306,24 @@ def test_a_five_card_hand_not_all_turned_up_is_not_shown() -> None:
     assert game.phase is Phase.PLAY
 
 
+def test_a_card_the_camera_missed_entered_by_the_players_leaves_the_next_card_to_follow() -> None:
+    """Seat 0's JH is never seen: seat 1's 6D comes next on the table, out of turn. The players
+    answer the question with the JH; the 6D is then the next play, applied by itself."""
+    game, follower = play_ready()
+    apply_sure(game, follower, view(PLAYS[:1]))
+    seen = view([PLAYS[0], PLAYS[2]])
+    for _ in range(follower.config.order_patience + 1):
+        found = follower.proposals(game, seen)
+    question = found[0]
+    assert question.doubt_code == "not next" and question.seat == 0
+    answer = option_for(game, question, [parse_card("JH")])
+    assert answer is not None
+    for step in answer.steps:
+        step.apply(game)
+    applied = apply_sure(game, follower, seen)
+    assert [(p.seat, p.options[0].cards) for p in applied] == [(1, (parse_card("6D"),))]
+
+
 def test_a_card_the_players_entered_then_seen_laid_is_nothing_new() -> None:
     """Play 1 read as 10C, a player put 10S on the form; the camera then lays the 10S it sees
     at last: no question (no button could answer it), and the next card is the next play."""

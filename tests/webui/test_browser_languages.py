@@ -154,7 +154,7 @@ def test_the_game_in_each_language_at_phone_size(
     page.wait_for_selector(".question[data-key='deal 2 play 2']")
     assert page.inner_text(".question .ask") == asked
     assert page.inner_text(".question .doubt") == doubt
-    assert page.locator(".question button").all_inner_texts() == ["7♦", "7♣", not_a_card]
+    assert page.locator(".question .options button").all_inner_texts() == ["7♦", "7♣", not_a_card]
     fits_the_phone(page)
     shoot(page, f"table-question-{language}", full_page=False)
     assert errors == []

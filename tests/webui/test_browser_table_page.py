@@ -221,7 +221,8 @@ def test_card_buttons_are_named_as_cards_in_the_page_s_language(
         asked = {"question": QUESTION, "last": None}
         page.route(f"**/api/games/{game_id}/table", lambda route: route.fulfill(json=asked))
         page.goto(f"{server.url}/games/{game_id}/table")
-        answers = [page.get_by_role("button", name=name, exact=True) for name in names]
+        buttons = page.locator(".question .options")
+        answers = [buttons.get_by_role("button", name=name, exact=True) for name in names]
         assert [button.inner_text() for button in answers] == ["10♠", "10♣"]  # to the eye
         page.goto(f"{server.url}/games/{game_id}")  # the form's picker
         assert page.get_attribute("#picker button[data-card=AS]", "aria-label") == picker
@@ -271,4 +272,34 @@ def test_a_crib_card_never_read_is_one_tap_in_the_question_s_picker(
         page.wait_for_function("() => !document.querySelector('.question')")
         page.close()
     assert answered == [{"key": UNREAD["key"], "cards": ["9C", "9D", "QS", "9H"]}]
+    assert errors == []
+
+
+def test_a_play_question_takes_any_other_card_by_its_seat_in_one_tap(
+    server: Server, tmp_path: Path
+) -> None:
+    """A card misread, or laid where the camera missed it: the question's picker names it."""
+    game_id = dealt_by_ann(server)
+    errors: list[str] = []
+    answered: list[dict[str, Any]] = []
+
+    def answer(route: Route) -> None:
+        answered.append(json.loads(route.request.post_data or "{}"))
+        route.fulfill(json={"question": None, "last": None})
+
+    with browser() as chromium:
+        page = new_page(chromium, "phone", errors)
+        page.add_init_script(NO_CAMERA)
+        asked = {"question": QUESTION, "last": None}
+        page.route(f"**/api/games/{game_id}/table", lambda route: route.fulfill(json=asked))
+        page.route(f"**/api/games/{game_id}/table/answer", answer)
+        page.goto(f"{server.url}/games/{game_id}/table")
+        other = page.locator(".question .ask-other")
+        other.wait_for()
+        assert other.inner_text() == "Another card by Bob:"
+        shot(page, tmp_path, "table-play-question-phone")
+        page.locator(".question .picker").get_by_role("button", name="3 of clubs").click()
+        page.wait_for_function("() => !document.querySelector('.question')")
+        page.close()
+    assert answered == [{"key": QUESTION["key"], "cards": ["3C"]}]
     assert errors == []

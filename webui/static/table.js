@@ -482,9 +482,18 @@ function question(q) {
     options.append(cardButton(option.cards, () => post(`/api/games/${GAME}/table/answer`, { key, cards: option.cards })));
   }
   const form = el("a", { href: `/games/${GAME}` }, t("form"));
-  if (!q.options.length) node.append(el("p", {}, ...tx("Enter it on the {form}.", { form })));
+  if (!q.options.length && (q.kind === "show" || q.kind === "crib")) node.append(el("p", {}, ...tx("Enter it on the {form}.", { form })));
   options.append(bigButton(t("Not a card"), () => post(`/api/games/${GAME}/table/dismiss`, { key })));
   node.append(options);
+  if (q.kind === "play" || q.kind === "starter") {  // misread, or a card the camera missed: one tap
+    const other = q.kind === "play" ? t("Another card by {name}:", { name: seatName(q.seat) }) : t("Another card:");
+    node.append(el("p", { class: "ask-other" }, other));
+    const grid = el("div", { class: "picker compact", "aria-label": t("another card") });
+    node.append(grid);
+    new CardPicker(grid, (chosen, card) => {
+      if (card) post(`/api/games/${GAME}/table/answer`, { key, cards: [card] });
+    }).reset(1, state.seen, { hide: true });
+  }
   return node;
 }
 

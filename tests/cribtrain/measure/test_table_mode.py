@@ -22,3 +22,20 @@ def test_a_play_offered_by_the_wrong_seat_is_entered_for_the_seat_that_laid_it()
     assert result.taps == 1 + FORM_TAPS
     assert game.deal_state is not None and game.deal_state.pegging is not None
     assert [str(c) for c in game.deal_state.pegging.played[1]][-1] == "5C"
+
+
+def test_a_card_the_camera_missed_by_the_seat_asked_is_one_tap_in_the_question_s_picker() -> None:
+    """Seat 1's 6D laid where it is seat 0's turn (seat 0's JH unseen): the question is seat
+    0's, and the JH, offered by no button, is the picker's tap."""
+    game, follower = play_ready()
+    apply_sure(game, follower, view(PLAYS[:1]))
+    seen = view([PLAYS[0], PLAYS[2]])
+    for _ in range(follower.config.order_patience + 1):
+        found = follower.proposals(game, seen)
+    (proposal,) = found
+    assert proposal.doubt_code == "not next" and proposal.seat == 0
+    assert parse_card("JH") not in {o.cards[0] for o in proposal.options}
+    result = Followed(game)
+    assert _act(result, game, follower, proposal, {proposal.key: (parse_card("JH"),)},
+                {proposal.key: 0})  # fmt: skip
+    assert result.taps == 1
