@@ -14,6 +14,7 @@ proposed again. The follower is one game's memory; it is not thread-safe (its ow
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -403,34 +404,31 @@ class Follower:
         return sorted({o.cards: o for o in found}.values(), key=lambda o: -o.chance)
 
     def _crib_options(self, game: Game, crib: Sequence[CardReading], seat: int) -> list[Option]:
-        """The likeliest possible crib, then the ones with its least sure card read otherwise."""
+        """The likeliest possible crib, then the likeliest with one card read as another of its
+        choices (whichever card: a far card's suit may be read surely wrong)."""
         placed = set(placed_this_deal(game))
-        picked: list[Card] = []
-        chance = 1.0
+        picked: list[tuple[Card, float]] = []
         for reading in crib:
-            choice = next(
-                ((c, p) for c, p in reading.choices if c not in placed and c not in picked), None
-            )
+            taken = {c for c, _ in picked}
+            choice = next(((c, p) for c, p in reading.choices if c not in placed | taken), None)
             if choice is None:
                 return []
-            picked.append(choice[0])
-            chance *= choice[1]
+            picked.append(choice)
+        cards = [c for c, _ in picked]
+        chance = math.prod(p for _, p in picked)
+        found: list[tuple[float, list[Card]]] = [(chance, cards)]
+        for i, reading in enumerate(crib):
+            for card, p in reading.choices[: self.config.choices_tried]:
+                if card not in placed and card not in cards:
+                    other = [*cards[:i], card, *cards[i + 1 :]]
+                    found.append((chance / max(picked[i][1], 1e-6) * p, other))
         options: list[Option] = []
-
-        def add(cards: list[Card], p: float) -> None:
-            step = Step("show", seat, tuple(cards))
-            if len(options) < self.config.choices_offered and legal(game, [step]):
-                options.append(Option(tuple(cards), p, (step,)))
-
-        add(picked, chance)
-        weakest = min(range(len(crib)), key=lambda i: crib[i].chance)
-        taken = set(picked)
-        for card, p in crib[weakest].choices[: self.config.choices_tried]:
-            if card in placed or card in taken:
-                continue
-            other = list(picked)
-            other[weakest] = card
-            add(other, chance / max(crib[weakest].chance, 1e-6) * p)
+        for p, other in sorted(found, key=lambda f: -f[0]):
+            step = Step("show", seat, tuple(other))
+            if legal(game, [step]):
+                options.append(Option(tuple(other), p, (step,)))
+            if len(options) == self.config.choices_offered:
+                break
         return options
 
     # -- the prior ---------------------------------------------------------------------------

@@ -181,6 +181,20 @@ def test_a_crib_card_already_placed_is_read_as_its_next_choice() -> None:
     assert proposal.options[0].cards == tuple(parse_cards(CRIB))
 
 
+def test_a_crib_card_read_surely_as_another_suit_is_among_the_options() -> None:
+    """A far 8S read 8C at 0.986 beside an unsure KC: the crib with the 8S is offered too,
+    though the 8C is not the least sure card read."""
+    game, follower = play_ready()
+    apply_sure(game, follower, view(PLAYS))
+    crib = (sure("QD", 1.0), sure("3C", 1.0), reading(("8C", 0.986), ("8S", 0.013)),
+            reading(("KC", 0.68), ("KD", 0.3)))  # fmt: skip
+    table = TableView(sure(STARTER), tuple(LaidCard(s, sure(c)) for s, c in PLAYS), crib)
+    proposal = follower.proposals(game, table)[0]
+    offered = [set(o.cards) for o in proposal.options]
+    assert offered[0] == set(parse_cards(["QD", "3C", "8C", "KC"])) and not proposal.sure
+    assert set(parse_cards(CRIB)) in offered[1:]
+
+
 def test_five_crib_cards_seen_ask_which_four_the_crib_is() -> None:
     """A fanned card's two index columns read as two cards: five turned up where the crib
     lies. Not applied: each four is offered, the dealt crib among them."""
