@@ -335,18 +335,7 @@ class Follower:
         else:
             return None
         if not options:
-            return Proposal(
-                key,
-                "crib",
-                seat,
-                f"seat {seat}'s crib",
-                (),
-                sure=False,
-                claim=claim,
-                frame=view.frame,
-                doubt="these cards cannot be the crib",
-                doubt_code="not a crib",
-            )
+            return _not_a_crib(key, seat, claim, view)
         best = options[0]
         firsts = tuple(r.card for r in view.crib)
         sure = (
@@ -379,8 +368,9 @@ class Follower:
         read: list[Card] = []
         for reading in view.crib:
             card = next((c for c, _ in reading.choices if c not in placed and c not in read), None)
-            if card is not None:
-                read.append(card)
+            if card is None:
+                return _not_a_crib(key, seat, claim, view)
+            read.append(card)
         text = f"seat {seat}'s crib {' '.join(map(str, read))} and a card unread"
         return Proposal(
             key,
@@ -494,6 +484,13 @@ class Follower:
             doubt_code=code,
             doubt_args=(("card", str(reading.card)),),
         )
+
+
+def _not_a_crib(key: str, seat: int, claim: bool, view: TableView) -> Proposal:
+    """The crib's question where no possible crib reads as the cards seen."""
+    return Proposal(key, "crib", seat, f"seat {seat}'s crib", (), sure=False, claim=claim,
+                    frame=view.frame, doubt="these cards cannot be the crib",
+                    doubt_code="not a crib")  # fmt: skip
 
 
 def placed_this_deal(game: Game) -> Iterable[Card]:

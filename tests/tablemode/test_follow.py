@@ -226,6 +226,15 @@ def test_a_crib_with_a_card_unread_asks_for_that_card_and_scores_as_entered_by_h
     assert game.scores == entered_by_hand().scores and game.deals_played == 1
 
 
+def test_three_crib_cards_one_of_them_only_a_card_laid_are_no_crib() -> None:
+    game, follower = play_ready()
+    apply_sure(game, follower, view(PLAYS))
+    crib = (sure("QD"), sure("3C"), sure("JH"))  # JH was laid in the play
+    table = TableView(sure(STARTER), tuple(LaidCard(s, sure(c)) for s, c in PLAYS), crib)
+    proposal = follower.proposals(game, table)[0]
+    assert proposal.doubt_code == "not a crib" and not proposal.partial and not proposal.options
+
+
 def test_a_card_that_does_not_fit_the_count_follows_a_round_of_goes() -> None:
     game, follower = play_ready()
     laid = [(1, "10H"), (0, "KD"), (1, "9C")]  # 29: neither can play on; seat 0 leads again
