@@ -53,6 +53,9 @@ DEALS_PER_FIVE_CARD_GAME = 6
 CAMERAS = {
     "webcam": DEFAULT_CAMERA,
     "poor webcam": CameraConfig(glyph=13.0, blur=1.2, noise=5.0, jpeg_quality=60),
+    "poor webcam, half light": CameraConfig(
+        glyph=13.0, blur=1.2, noise=5.0, jpeg_quality=60, light=0.5
+    ),
 }
 
 

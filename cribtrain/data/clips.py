@@ -51,6 +51,8 @@ class CameraConfig:
     blur: float = 0.6
     #: How far the room's light drifts over a whole-deal clip (0.15: ±15 % brightness).
     light_drift: float = 0.15
+    #: The room's light, 1 as the clips are lit (0.5: half the light, the same sensor noise).
+    light: float = 1.0
 
 
 #: The default camera (a module-level value so that other modules can use it as a default).
@@ -188,7 +190,7 @@ def _through_camera(
 ) -> Image:  # fmt: skip
     """One frame: the table as this frame's shaken, noisy camera sees it, the room's light at
     `gain`."""
-    frame: npt.NDArray[Any] = table * (light * gain)
+    frame: npt.NDArray[Any] = table * (light * gain * camera.light)
     if hand is not None:
         _hand(frame, rng, *hand)
     angle = rng.uniform(-camera.shake_deg, camera.shake_deg)

@@ -143,7 +143,7 @@ def through_view(
     """One frame of the table (rendered at `detail`) as the posed camera sees it: the room's
     light at `gain`, a hand over the plane, the camera shaken a little, blur, noise and JPEG."""
     side = (FRAME + 2 * MARGIN) * detail
-    frame: npt.NDArray[Any] = table * cv2.resize(light, (side, side)) * gain
+    frame: npt.NDArray[Any] = table * cv2.resize(light, (side, side)) * (gain * camera.light)
     if hand is not None:
         pad = ((MARGIN, MARGIN), (MARGIN, MARGIN), (0, 0))
         mask, colour = (cv2.resize(np.pad(layer, pad), (side, side))

@@ -161,6 +161,10 @@ def test_the_light_drifts_over_a_deal(deck: Deck) -> None:
     still = deal_clip(deck, TWO_DEAL, seed=2, hold=2, camera=CameraConfig(light_drift=0.0))
     pack = [float(f.mean()) for f in still.frames[: still.marks[0].frame]]
     assert max(pack) / min(pack) < 1.02
+    dim = deal_clip(deck, TWO_DEAL, seed=2, hold=2,
+                    camera=CameraConfig(light_drift=0.0, light=0.5))  # fmt: skip
+    halved = [float(d.mean()) / float(f.mean()) for d, f in zip(dim.frames, still.frames, strict=True)]
+    assert all(0.45 < h < 0.55 for h in halved), halved
 
 
 @pytest.mark.parametrize(
