@@ -163,7 +163,8 @@ def test_the_light_drifts_over_a_deal(deck: Deck) -> None:
     assert max(pack) / min(pack) < 1.02
     dim = deal_clip(deck, TWO_DEAL, seed=2, hold=2,
                     camera=CameraConfig(light_drift=0.0, light=0.5))  # fmt: skip
-    halved = [float(d.mean()) / float(f.mean()) for d, f in zip(dim.frames, still.frames, strict=True)]
+    pairs = zip(dim.frames, still.frames, strict=True)
+    halved = [float(d.mean()) / float(f.mean()) for d, f in pairs]
     assert all(0.45 < h < 0.55 for h in halved), halved
 
 
