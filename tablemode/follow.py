@@ -232,10 +232,10 @@ class Follower:
                      ) -> list[int]:  # fmt: skip
         """The indexes of the play events (`seen`) not yet taken, in the order the table saw
         them, after the game's `played` cards. A card played took the event proposed for it
-        where it is that card or by that seat (read otherwise), else the event seen as that
-        card; a card proposed from another seat's event, entered otherwise by the players, was
-        one the camera missed (it took none); one entered with nothing proposed took the first
-        event."""
+        where it is that card or by that seat (read otherwise) or a card laid before (seen
+        again), else the event seen as that card; a card proposed from another seat's event,
+        entered otherwise by the players, was one the camera missed (it took none); one entered
+        with nothing proposed took the first event."""
         offered = self._offered
         if offered is None or offered[0] != deal:
             self._taken = []
@@ -246,8 +246,9 @@ class Follower:
             free = [i for i in range(len(seen)) if i not in taken]
             proposed = offered[2] if offered and offered[:2] == (deal, len(taken)) else None
             if proposed in free and (
-                seen[proposed].reading.card == play.card or seen[proposed].seat == play.seat
-            ):
+                seen[proposed].reading.card in (play.card, *(p.card for p in played))
+                or seen[proposed].seat == play.seat
+            ):  # that card, read otherwise, or a card laid before read again: no card missed
                 taken.append(proposed)
                 continue
             same = [i for i in free if seen[i].reading.card == play.card]

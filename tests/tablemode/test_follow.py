@@ -347,6 +347,26 @@ def test_a_card_the_camera_missed_entered_by_the_players_leaves_the_next_card_to
     assert [(p.seat, p.options[0].cards) for p in applied] == [(1, (parse_card("6D"),))]
 
 
+def test_a_card_laid_before_seen_again_is_asked_once_not_at_every_play() -> None:
+    """Seat 1's 10S, laid, is seen again as a new event (read 10S or 10C): asked about, the
+    players name seat 0's JH instead; the event is spent, and seat 1's 6D follows by itself."""
+    game, follower = play_ready()
+    apply_sure(game, follower, view(PLAYS[:1]))
+    again = LaidCard(1, reading(("10S", 0.9), ("10C", 0.1)))
+    seen = TableView(sure(STARTER), (*view(PLAYS[:1]).plays, again))
+    for _ in range(follower.config.order_patience + 1):
+        found = follower.proposals(game, seen)
+    (question,) = found
+    assert not question.sure and question.options[0].cards == (parse_card("10C"),)
+    answer = option_for(game, question, [parse_card("JH")])
+    assert answer is not None
+    for step in answer.steps:
+        step.apply(game)
+    applied = apply_sure(game, follower, TableView(seen.starter, (*seen.plays, *view(
+        [PLAYS[2]]).plays)))  # fmt: skip
+    assert [(p.seat, p.options[0].cards) for p in applied] == [(1, (parse_card("6D"),))]
+
+
 def test_a_card_the_players_entered_then_seen_laid_is_nothing_new() -> None:
     """Play 1 read as 10C, a player put 10S on the form; the camera then lays the 10S it sees
     at last: no question (no button could answer it), and the next card is the next play."""
