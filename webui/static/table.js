@@ -488,26 +488,27 @@ function question(q) {
   if (q.kind === "play" || q.kind === "starter") {  // misread, or a card the camera missed: one tap
     const other = q.kind === "play" ? t("Another card by {name}:", { name: seatName(q.seat) }) : t("Another card:");
     node.append(el("p", { class: "ask-other" }, other));
-    const grid = el("div", { class: "picker compact", "aria-label": t("another card") });
-    node.append(grid);
-    new CardPicker(grid, (chosen, card) => {
-      if (card) post(`/api/games/${GAME}/table/answer`, { key, cards: [card] });
-    }).reset(1, state.seen, { hide: true });
+    node.append(pickerOf([], (card) => post(`/api/games/${GAME}/table/answer`, { key, cards: [card] })));
   }
   return node;
+}
+
+/* Any other card, one tap: those placed this deal (and `also`) are left out. */
+function pickerOf(also, onTap) {
+  const grid = el("div", { class: "picker compact", "aria-label": t("another card") });
+  new CardPicker(grid, (chosen, card) => { if (card) onTap(card); })
+    .reset(1, [...state.seen, ...also], { hide: true });
+  return grid;
 }
 
 /* A crib with a card never read: one tap names it (in muggins, the count follows). */
 function unreadCard(q, node) {
   const key = q.key;
   node.append(el("p", { class: "ask-unread" }, t("Which card is not seen?")));
-  const grid = el("div", { class: "picker compact", "aria-label": t("another card") });
-  node.append(grid);
-  new CardPicker(grid, (chosen, card) => {
-    if (!card) return;
+  node.append(pickerOf(q.partial, (card) => {
     if (q.claim) { unread = { key, card }; renderPrompt(); return; }
     post(`/api/games/${GAME}/table/answer`, { key, cards: [...q.partial, card] });
-  }).reset(1, [...state.seen, ...q.partial], { hide: true });
+  }));
   const form = el("a", { href: `/games/${GAME}` }, t("the form"));
   node.append(el("div", { class: "options" },
     bigButton(t("Not a card"), () => post(`/api/games/${GAME}/table/dismiss`, { key }))),
@@ -535,10 +536,7 @@ function applied(last) {
       const form = el("a", { href: `/games/${GAME}` }, t("the form"));
       node.append(el("p", {}, ...tx("Another card: {form}.", { form })));
     } else {
-      // any other card, one tap: those already placed this deal are left out
-      const grid = el("div", { class: "picker compact", "aria-label": t("another card") });
-      node.append(grid);
-      new CardPicker(grid, (chosen, tapped) => { if (tapped) fix([tapped]); }).reset(1, state.seen, { hide: true });
+      node.append(pickerOf([], (card) => fix([card])));
     }
   }
   const shows = lastDealShows();
