@@ -303,3 +303,38 @@ def test_a_play_question_takes_any_other_card_by_its_seat_in_one_tap(
         page.close()
     assert answered == [{"key": QUESTION["key"], "cards": ["3C"]}]
     assert errors == []
+
+
+def test_a_card_applied_by_itself_is_corrected_with_any_card_in_two_taps(
+    server: Server, tmp_path: Path
+) -> None:
+    """"Wrong card?" opens the other options and the picker; a card tapped there is the
+    correction the page sends."""
+    game_id = dealt_by_ann(server)
+    revision = server.call("GET", f"/api/games/{game_id}")[1]["revision"]
+    errors: list[str] = []
+    undone: list[dict[str, Any]] = []
+
+    def undo(route: Route) -> None:
+        undone.append(json.loads(route.request.post_data or "{}"))
+        route.fulfill(json={"question": None, "last": None})
+
+    applied = {**QUESTION, "sure": True, "doubt": "", "doubt_code": "",
+               "applied": QUESTION["options"][0], "steps": 1, "revision": revision,
+               "at": time.time()}  # fmt: skip
+    with browser() as chromium:
+        page = new_page(chromium, "phone", errors)
+        page.add_init_script(NO_CAMERA)
+        status = {"question": None, "last": applied}
+        page.route(f"**/api/games/{game_id}/table", lambda route: route.fulfill(json=status))
+        page.route(f"**/api/games/{game_id}/table/undo", undo)
+        page.goto(f"{server.url}/games/{game_id}/table")
+        page.get_by_role("button", name="Wrong card?").click()
+        picker = page.locator(".applied .picker")
+        picker.wait_for()
+        shot(page, tmp_path, "table-wrong-card-phone")
+        picker.get_by_role("button", name="3 of clubs").click()
+        page.wait_for_function("() => !document.querySelector('.applied .picker')")
+        page.close()
+    assert undone == [{"key": QUESTION["key"], "cards": ["3C"]}]
+    assert errors == []
