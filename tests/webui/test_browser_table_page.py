@@ -308,7 +308,7 @@ def test_a_play_question_takes_any_other_card_by_its_seat_in_one_tap(
 def test_a_card_applied_by_itself_is_corrected_with_any_card_in_two_taps(
     server: Server, tmp_path: Path
 ) -> None:
-    """"Wrong card?" opens the other options and the picker; a card tapped there is the
+    """ "Wrong card?" opens the other options and the picker; a card tapped there is the
     correction the page sends."""
     game_id = dealt_by_ann(server)
     revision = server.call("GET", f"/api/games/{game_id}")[1]["revision"]
