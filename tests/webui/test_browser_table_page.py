@@ -239,6 +239,28 @@ UNREAD = {
 }  # fmt: skip
 
 
+@contextmanager
+def faked_table(server: Server, game_id: str, status: dict[str, Any], size: str,
+                errors: list[str]) -> Iterator[tuple[Page, list[dict[str, Any]]]]:  # fmt: skip
+    """Table mode's page showing `status` (its question and last step), with the bodies of the
+    answers and undos it posts, kept and not sent."""
+    posted: list[dict[str, Any]] = []
+
+    def keep(route: Route) -> None:
+        posted.append(json.loads(route.request.post_data or "{}"))
+        route.fulfill(json={"question": None, "last": None})
+
+    with browser() as chromium:
+        page = new_page(chromium, size, errors)
+        page.add_init_script(NO_CAMERA)
+        page.route(f"**/api/games/{game_id}/table", lambda route: route.fulfill(json=status))
+        for reply in ("answer", "undo"):
+            page.route(f"**/api/games/{game_id}/table/{reply}", keep)
+        page.goto(f"{server.url}/games/{game_id}/table")
+        yield page, posted
+        page.close()
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_a_crib_card_never_read_is_one_tap_in_the_question_s_picker(
     server: Server, tmp_path: Path, size: str
@@ -247,31 +269,19 @@ def test_a_crib_card_never_read_is_one_tap_in_the_question_s_picker(
     the fourth answers with all four."""
     game_id = dealt_by_ann(server)
     errors: list[str] = []
-    answered: list[dict[str, Any]] = []
-
-    def answer(route: Route) -> None:
-        answered.append(json.loads(route.request.post_data or "{}"))
-        route.fulfill(json={"question": None, "last": None})
-
-    with browser() as chromium:
-        page = new_page(chromium, size, errors)
-        page.add_init_script(NO_CAMERA)
-        asked = {"question": UNREAD, "last": None}
-        page.route(f"**/api/games/{game_id}/table", lambda route: route.fulfill(json=asked))
-        page.route(f"**/api/games/{game_id}/table/answer", answer)
-        page.goto(f"{server.url}/games/{game_id}/table")
+    with faked_table(server, game_id, {"question": UNREAD, "last": None}, size, errors) as (
+        page, posted
+    ):  # fmt: skip
         ask = page.locator(".question .ask")
         ask.wait_for()
         assert ask.inner_text() == "Ann's crib 9♣ 9♦ Q♠?"
         assert page.locator(".question .doubt").inner_text() == "a crib card is not seen"
         picker = page.locator(".question .picker")
         assert picker.locator("button[data-card=QS]").is_hidden()
-        nine = picker.get_by_role("button", name="9 of hearts", exact=True)
         shot(page, tmp_path, f"table-crib-unread-{size}")
-        nine.click()
+        picker.get_by_role("button", name="9 of hearts", exact=True).click()
         page.wait_for_function("() => !document.querySelector('.question')")
-        page.close()
-    assert answered == [{"key": UNREAD["key"], "cards": ["9C", "9D", "QS", "9H"]}]
+    assert posted == [{"key": UNREAD["key"], "cards": ["9C", "9D", "QS", "9H"]}]
     assert errors == []
 
 
@@ -281,27 +291,16 @@ def test_a_play_question_takes_any_other_card_by_its_seat_in_one_tap(
     """A card misread, or laid where the camera missed it: the question's picker names it."""
     game_id = dealt_by_ann(server)
     errors: list[str] = []
-    answered: list[dict[str, Any]] = []
-
-    def answer(route: Route) -> None:
-        answered.append(json.loads(route.request.post_data or "{}"))
-        route.fulfill(json={"question": None, "last": None})
-
-    with browser() as chromium:
-        page = new_page(chromium, "phone", errors)
-        page.add_init_script(NO_CAMERA)
-        asked = {"question": QUESTION, "last": None}
-        page.route(f"**/api/games/{game_id}/table", lambda route: route.fulfill(json=asked))
-        page.route(f"**/api/games/{game_id}/table/answer", answer)
-        page.goto(f"{server.url}/games/{game_id}/table")
+    with faked_table(server, game_id, {"question": QUESTION, "last": None}, "phone", errors) as (
+        page, posted
+    ):  # fmt: skip
         other = page.locator(".question .ask-other")
         other.wait_for()
         assert other.inner_text() == "Another card by Bob:"
         shot(page, tmp_path, "table-play-question-phone")
         page.locator(".question .picker").get_by_role("button", name="3 of clubs").click()
         page.wait_for_function("() => !document.querySelector('.question')")
-        page.close()
-    assert answered == [{"key": QUESTION["key"], "cards": ["3C"]}]
+    assert posted == [{"key": QUESTION["key"], "cards": ["3C"]}]
     assert errors == []
 
 
@@ -313,28 +312,17 @@ def test_a_card_applied_by_itself_is_corrected_with_any_card_in_two_taps(
     game_id = dealt_by_ann(server)
     revision = server.call("GET", f"/api/games/{game_id}")[1]["revision"]
     errors: list[str] = []
-    undone: list[dict[str, Any]] = []
-
-    def undo(route: Route) -> None:
-        undone.append(json.loads(route.request.post_data or "{}"))
-        route.fulfill(json={"question": None, "last": None})
-
     applied = {**QUESTION, "sure": True, "doubt": "", "doubt_code": "",
                "applied": QUESTION["options"][0], "steps": 1, "revision": revision,
                "at": time.time()}  # fmt: skip
-    with browser() as chromium:
-        page = new_page(chromium, "phone", errors)
-        page.add_init_script(NO_CAMERA)
-        status = {"question": None, "last": applied}
-        page.route(f"**/api/games/{game_id}/table", lambda route: route.fulfill(json=status))
-        page.route(f"**/api/games/{game_id}/table/undo", undo)
-        page.goto(f"{server.url}/games/{game_id}/table")
+    with faked_table(server, game_id, {"question": None, "last": applied}, "phone", errors) as (
+        page, posted
+    ):  # fmt: skip
         page.get_by_role("button", name="Wrong card?").click()
         picker = page.locator(".applied .picker")
         picker.wait_for()
         shot(page, tmp_path, "table-wrong-card-phone")
         picker.get_by_role("button", name="3 of clubs").click()
         page.wait_for_function("() => !document.querySelector('.applied .picker')")
-        page.close()
-    assert undone == [{"key": QUESTION["key"], "cards": ["3C"]}]
+    assert posted == [{"key": QUESTION["key"], "cards": ["3C"]}]
     assert errors == []

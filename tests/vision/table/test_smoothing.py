@@ -408,33 +408,9 @@ def test_after_the_play_the_cards_turned_up_together_are_the_crib_wherever_they_
     assert not state.undecided
 
 
-def test_a_crib_card_read_twice_where_it_lies_leaves_the_players_to_say_which_four() -> None:
-    """A fanned crib card's two index columns read as two cards (QH and, an index size
-    beside it, QD): five cards turned up together are all the crib's, for the players to
-    choose four; five with none lying where another lies are no crib."""
-    for apart, crib_cards in ((1.0, 5), (-6.0, 0)):
-        smoother = TableSmoother(TWO)
-        start_empty(smoother)
-        starter = card_detections("KC", (640, 360))
-        for _ in range(6):
-            feed(smoother, table([starter]), dealer="bottom", phase="deal")
-        rows: dict[str, list[str]] = {"bottom": [], "top": []}
-        for seat, card in PLAYS:
-            rows[seat].append(card)
-            on_table = table([starter, *(play_row(s, r) for s, r in rows.items() if r)])
-            for _ in range(6):
-                feed(smoother, on_table, dealer="bottom", phase="play")
-        crib = row_detections(CRIB, (580, 230), rotation=2)
-        twin = card_detections("QD", (448 + apart * 20, 230), rotation=2)  # beside QH, g 20
-        for _ in range(8):
-            state = feed(smoother, table([on_table, crib, twin]), dealer="bottom",
-                         phase="show").state  # fmt: skip
-        assert len(state.crib) == crib_cards, (apart, state)
-
-
-def test_three_crib_cards_lying_with_no_fourth_are_the_crib_with_a_card_unread() -> None:
-    """A far crib card never read: the three turned up with it are the crib once they have
-    lain `crib_short_wait` frames (not at once: the fourth may be read a frame later)."""
+def played_out() -> tuple[TableSmoother, Detections]:
+    """A smoother told of a two-player deal (bottom deals) to the end of its play (starter KC,
+    then `PLAYS`), and the table as it lies then."""
     smoother = TableSmoother(TWO)
     start_empty(smoother)
     starter = card_detections("KC", (640, 360))
@@ -446,6 +422,27 @@ def test_three_crib_cards_lying_with_no_fourth_are_the_crib_with_a_card_unread()
         on_table = table([starter, *(play_row(s, r) for s, r in rows.items() if r)])
         for _ in range(6):
             feed(smoother, on_table, dealer="bottom", phase="play")
+    return smoother, on_table
+
+
+def test_a_crib_card_read_twice_where_it_lies_leaves_the_players_to_say_which_four() -> None:
+    """A fanned crib card's two index columns read as two cards (QH and, an index size
+    beside it, QD): five cards turned up together are all the crib's, for the players to
+    choose four; five with none lying where another lies are no crib."""
+    for apart, crib_cards in ((1.0, 5), (-6.0, 0)):
+        smoother, on_table = played_out()
+        crib = row_detections(CRIB, (580, 230), rotation=2)
+        twin = card_detections("QD", (448 + apart * 20, 230), rotation=2)  # beside QH, g 20
+        for _ in range(8):
+            state = feed(smoother, table([on_table, crib, twin]), dealer="bottom",
+                         phase="show").state  # fmt: skip
+        assert len(state.crib) == crib_cards, (apart, state)
+
+
+def test_three_crib_cards_lying_with_no_fourth_are_the_crib_with_a_card_unread() -> None:
+    """A far crib card never read: the three turned up with it are the crib once they have
+    lain `crib_short_wait` frames (not at once: the fourth may be read a frame later)."""
+    smoother, on_table = played_out()
     crib = row_detections(CRIB[:3], (580, 230), rotation=2)
     sizes = []
     for _ in range(SmoothingConfig().crib_short_wait + 4):
