@@ -171,10 +171,10 @@ class Follower:
     def _play(self, game: Game, view: TableView) -> Proposal | None:
         deal = game.deal_state
         assert deal is not None and deal.pegging is not None
-        laid = sum(len(cards) for cards in deal.pegging.played)
-        key = f"deal {deal.number} play {laid + 1}"
-        played = set(laid_this_deal(game))
         plays = [e for e in deal.pegging.events if e.action is PegAction.PLAY]
+        laid = len(plays)
+        key = f"deal {deal.number} play {laid + 1}"
+        played = {e.card for e in plays}
         free = [
             i for i in self._free_events(deal.number, plays, view.plays)
             # a card the players entered already (a correction), seen laid: nothing new
@@ -365,13 +365,10 @@ class Follower:
     ) -> Proposal:
         """A crib with a card unread (`SmoothingConfig.crib_short_wait`): the cards read, each
         its likeliest possible card, and a question for the one missing."""
-        placed = set(placed_this_deal(game))
-        read: list[Card] = []
-        for reading in view.crib:
-            card = next((c for c, _ in reading.choices if c not in placed and c not in read), None)
-            if card is None:
-                return _not_a_crib(key, seat, claim, view)
-            read.append(card)
+        picked = _possible_firsts(game, view.crib)
+        if picked is None:
+            return _not_a_crib(key, seat, claim, view)
+        read = [c for c, _ in picked]
         text = f"seat {seat}'s crib {' '.join(map(str, read))} and a card unread"
         return Proposal(
             key,
@@ -397,14 +394,10 @@ class Follower:
     def _crib_options(self, game: Game, crib: Sequence[CardReading], seat: int) -> list[Option]:
         """The likeliest possible crib, then the likeliest with one card read as another of its
         choices (whichever card: a far card's suit may be read surely wrong)."""
+        picked = _possible_firsts(game, crib)
+        if picked is None:
+            return []
         placed = set(placed_this_deal(game))
-        picked: list[tuple[Card, float]] = []
-        for reading in crib:
-            taken = {c for c, _ in picked}
-            choice = next(((c, p) for c, p in reading.choices if c not in placed | taken), None)
-            if choice is None:
-                return []
-            picked.append(choice)
         cards = [c for c, _ in picked]
         chance = math.prod(p for _, p in picked)
         found: list[tuple[float, list[Card]]] = [(chance, cards)]
@@ -485,6 +478,22 @@ class Follower:
             doubt_code=code,
             doubt_args=(("card", str(reading.card)),),
         )
+
+
+def _possible_firsts(
+    game: Game, readings: Sequence[CardReading]
+) -> list[tuple[Card, float]] | None:
+    """Each reading's likeliest card not placed this deal nor picked for a reading before it,
+    with its chance; None where a reading has none."""
+    placed = set(placed_this_deal(game))
+    picked: list[tuple[Card, float]] = []
+    for reading in readings:
+        taken = placed | {c for c, _ in picked}
+        choice = next(((c, p) for c, p in reading.choices if c not in taken), None)
+        if choice is None:
+            return None
+        picked.append(choice)
+    return picked
 
 
 def _not_a_crib(key: str, seat: int, claim: bool, view: TableView) -> Proposal:
